@@ -1,0 +1,418 @@
+"""Plan files: parse a JSON/YAML mapping into a `Plan` and write it back.
+
+`parse_plan` collects every problem (unknown keys with a "did you mean", wrong types, bad
+domains, bad budgets) rather than stopping at the first, so `validate` can print them all.
+`plan_to_dict` is its inverse: `parse_plan(plan_to_dict(p))` gives `p` back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from dprelease.errors import DPReleaseError, PlanError
+from dprelease.plan import (
+    PLAN_VERSION,
+    Budget,
+    Plan,
+    Postprocess,
+    did_you_mean,
+    unknown_column_problems,
+)
+from dprelease.schema import CategoricalColumn, Column, NumericColumn, Schema, is_number
+from dprelease.tables import TableSpec, Target, Unit
+
+T = TypeVar("T")
+TOP_KEYS = ("version", "data", "unit", "neighbors", "columns", "tables", "budget", "postprocess")
+COLUMN_KEYS = ("kind", "domain", "other", "bins", "parent", "parent_map", "domain_source")
+TABLE_KEYS = ("name", "by", "weight", "epsilon", "rho", "delta", "target")
+BUDGET_KEYS = ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
+POSTPROCESS_KEYS = ("clamp", "nonnegative", "integer", "consistent")
+UNIT_KEYS = ("kind", "column", "max_rows")
+TARGET_KEYS = ("moe", "moe_table")
+
+
+class _Collector:
+    """Gathers problems while a plan is parsed, so that all of them are reported at once."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def keys(self, raw: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+        for key in raw:
+            if key not in allowed:
+                self.problems.append(
+                    f"Unknown key '{key}' in {where} (allowed: {', '.join(allowed)})."
+                    + did_you_mean(str(key), allowed)
+                )
+
+    def mapping(self, raw: object, where: str) -> Mapping[str, Any] | None:
+        if raw is None:
+            return {}
+        if not isinstance(raw, Mapping):
+            self.problems.append(f"{where} must be a mapping of keys to values.")
+            return None
+        return raw
+
+    def build(self, make: Callable[[], T]) -> T | None:
+        try:
+            return make()
+        except DPReleaseError as error:
+            self.problems.extend(error.problems)
+        except (TypeError, ValueError) as error:
+            self.problems.append(str(error))
+        return None
+
+
+def _number_or_none(raw: Mapping[str, Any], key: str, where: str) -> Any:
+    value = raw.get(key)
+    if value is not None and not is_number(value):
+        raise PlanError(f"{where}.{key} must be a number, got {value!r}.")
+    return value
+
+
+def _bool(raw: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = raw.get(key, default)
+    if not isinstance(value, bool):
+        raise PlanError(f"postprocess.{key} must be true or false, got {value!r}.")
+    return value
+
+
+def _domain(raw: object, where: str) -> tuple[Any, ...]:
+    if isinstance(raw, Mapping) and set(raw) == {"range"}:
+        bounds = raw["range"]
+        if (
+            not isinstance(bounds, list)
+            or len(bounds) != 2
+            or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+            or bounds[0] > bounds[1]
+        ):
+            raise PlanError(f"{where}: domain range must be [first, last] whole numbers.")
+        if bounds[1] - bounds[0] >= 1_000_000:
+            raise PlanError(f"{where}: a domain range may have at most 1,000,000 values.")
+        return tuple(range(bounds[0], bounds[1] + 1))
+    if not isinstance(raw, list):
+        raise PlanError(f"{where}: domain must be a list of values or {{range: [first, last]}}.")
+    for value in raw:
+        if not (isinstance(value, str) or is_number(value)):
+            raise PlanError(f"{where}: domain values must be text or numbers, got {value!r}.")
+    return tuple(raw)
+
+
+def _bins(raw: object, where: str) -> tuple[int | float, ...]:
+    if isinstance(raw, Mapping):
+        if set(raw) != {"start", "stop", "width"}:
+            raise PlanError(f"{where}: bins are a list of edges or {{start, stop, width}}.")
+        start, stop, width = raw["start"], raw["stop"], raw["width"]
+        if not all(is_number(v) for v in (start, stop, width)) or width <= 0 or stop <= start:
+            raise PlanError(f"{where}: bins need numbers with start < stop and width > 0.")
+        count = int((stop - start) // width)
+        if count > 1_000_000:
+            raise PlanError(f"{where}: at most 1,000,000 bins are allowed.")
+        edges: list[int | float] = [start + i * width for i in range(count + 1)]
+        if isinstance(width, float) or isinstance(start, float):
+            edges = [round(e, 12) for e in edges]
+        if edges[-1] < stop:
+            edges.append(stop)
+        return tuple(edges)
+    if not isinstance(raw, list):
+        raise PlanError(f"{where}: bins must be a list of edges, e.g. [0, 18, 65, 120].")
+    return tuple(raw)
+
+
+def _column(name: str, raw: Mapping[str, Any], bag: _Collector) -> Column | None:
+    where = f"column '{name}'"
+    bag.keys(raw, COLUMN_KEYS, where)
+    kind = raw.get("kind", "categorical" if "domain" in raw else "numeric")
+    source = raw.get("domain_source", "plan")
+    if source not in ("plan", "data"):
+        bag.problems.append(f"{where}: domain_source must be 'plan' or 'data', got {source!r}.")
+        return None
+    if kind == "categorical":
+        if "bins" in raw:
+            bag.problems.append(f"{where} is categorical; `bins` is for numeric columns.")
+        parent_map = raw.get("parent_map")
+        if parent_map is not None and not isinstance(parent_map, Mapping):
+            bag.problems.append(f"{where}: parent_map must map child values to parent values.")
+            return None
+        return bag.build(
+            lambda: CategoricalColumn(
+                name=name,
+                domain=_domain(raw.get("domain"), f"Column '{name}'"),
+                other=raw.get("other"),
+                parent=raw.get("parent"),
+                parent_map=(
+                    {str(k): str(v) for k, v in parent_map.items()} if parent_map else None
+                ),
+                domain_source=source,
+            )
+        )
+    if kind == "numeric":
+        for key in ("domain", "other", "parent", "parent_map"):
+            if key in raw:
+                bag.problems.append(f"{where} is numeric; `{key}` is for categorical columns.")
+        if "bins" not in raw:
+            bag.problems.append(f"{where} is numeric and needs `bins` (a list of edges).")
+            return None
+        return bag.build(
+            lambda: NumericColumn(
+                name=name, edges=_bins(raw["bins"], f"Column '{name}'"), domain_source=source
+            )
+        )
+    bag.problems.append(
+        f"{where}: kind must be 'categorical' or 'numeric', got {kind!r}."
+        + did_you_mean(str(kind), ["categorical", "numeric"])
+    )
+    return None
+
+
+def _table(raw: object, index: int, bag: _Collector) -> TableSpec | None:
+    table = bag.mapping(raw, f"tables[{index}]")
+    if table is None:
+        return None
+    where = f"table '{table.get('name', index)}'"
+    bag.keys(table, TABLE_KEYS, where)
+    by = table.get("by", [])
+    if isinstance(by, str):
+        by = [by]
+    if not isinstance(by, list) or not all(isinstance(c, str) for c in by):
+        bag.problems.append(f"{where}: `by` must be a list of column names.")
+        return None
+    target_raw = bag.mapping(table.get("target"), f"{where} target")
+    if target_raw is None:
+        return None
+    bag.keys(target_raw, TARGET_KEYS, f"{where} target")
+    return bag.build(
+        lambda: TableSpec(
+            name=table.get("name", f"table_{index + 1}"),
+            by=tuple(by),
+            weight=table.get("weight", 1.0),
+            epsilon=_number_or_none(table, "epsilon", where),
+            rho=_number_or_none(table, "rho", where),
+            delta=_number_or_none(table, "delta", where),
+            target=(
+                Target(
+                    moe=_number_or_none(target_raw, "moe", where + ".target"),
+                    moe_table=_number_or_none(target_raw, "moe_table", where + ".target"),
+                )
+                if target_raw
+                else None
+            ),
+        )
+    )
+
+
+def _clamp(raw: object) -> tuple[Any, Any]:
+    if raw is None:
+        return (None, None)
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise PlanError("postprocess.clamp must be [lower, upper], each a number or null.")
+    return (raw[0], raw[1])
+
+
+def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
+    """Build a `Plan` from its JSON/YAML mapping, reporting every problem at once."""
+    bag = _Collector()
+    top = bag.mapping(raw, "The plan")
+    if top is None or not top:
+        raise PlanError("The plan is empty or not a mapping; see the plan format in the README.")
+    bag.keys(top, TOP_KEYS, "the plan")
+    version = top.get("version", PLAN_VERSION)
+    if version != PLAN_VERSION:
+        bag.problems.append(f"Plan version {version!r} is not supported (supported: 1).")
+
+    columns: list[Column] = []
+    raw_columns = bag.mapping(top.get("columns"), "columns")
+    for name, raw_column in (raw_columns or {}).items():
+        column_raw = bag.mapping(raw_column, f"column '{name}'")
+        if column_raw is not None:
+            column = _column(str(name), column_raw, bag)
+            if column is not None:
+                columns.append(column)
+    schema = bag.build(lambda: Schema(tuple(columns)))
+
+    raw_tables = top.get("tables", [])
+    tables: list[TableSpec] = []
+    if not isinstance(raw_tables, list):
+        bag.problems.append("tables must be a list, e.g. - {name: by_sex, by: [sex]}.")
+    else:
+        for index, raw_table in enumerate(raw_tables):
+            spec = _table(raw_table, index, bag)
+            if spec is not None:
+                tables.append(spec)
+
+    budget_raw = bag.mapping(top.get("budget"), "budget")
+    budget = None
+    if budget_raw is not None:
+        bag.keys(budget_raw, BUDGET_KEYS, "budget")
+        budget = bag.build(
+            lambda: Budget(
+                accounting=budget_raw.get("accounting", "zcdp"),
+                epsilon=_number_or_none(budget_raw, "epsilon", "budget"),
+                delta=_number_or_none(budget_raw, "delta", "budget"),
+                rho=_number_or_none(budget_raw, "rho", "budget"),
+                allocation=budget_raw.get("allocation", "equal"),
+                confidence=budget_raw.get("confidence", 0.95),
+            )
+        )
+
+    unit_raw = bag.mapping(top.get("unit"), "unit")
+    unit = None
+    if unit_raw is not None:
+        bag.keys(unit_raw, UNIT_KEYS, "unit")
+        unit = bag.build(
+            lambda: Unit(
+                kind=unit_raw.get("kind", "row"),
+                column=unit_raw.get("column"),
+                max_rows=unit_raw.get("max_rows", 1),
+            )
+        )
+
+    post_raw = bag.mapping(top.get("postprocess"), "postprocess")
+    postprocess = None
+    if post_raw is not None:
+        bag.keys(post_raw, POSTPROCESS_KEYS, "postprocess")
+        postprocess = bag.build(
+            lambda: Postprocess(
+                clamp=_clamp(post_raw.get("clamp")),
+                nonnegative=_bool(post_raw, "nonnegative", True),
+                integer=_bool(post_raw, "integer", True),
+                consistent=_bool(post_raw, "consistent", False),
+            )
+        )
+    data = top.get("data")
+    if data is not None and not isinstance(data, str):
+        bag.problems.append(f"data must be a file path, got {data!r}.")
+
+    if bag.problems and schema is not None:
+        bag.problems.extend(unknown_column_problems(tuple(tables), schema.names))
+    if bag.problems or schema is None or budget is None or unit is None or postprocess is None:
+        raise PlanError.from_problems(bag.problems or ["The plan could not be read."])
+    return Plan(
+        schema=schema,
+        tables=tuple(tables),
+        budget=budget,
+        unit=unit,
+        neighbors=top.get("neighbors", "add_remove"),
+        postprocess=postprocess,
+        data=data,
+        base_dir=base_dir,
+    )
+
+
+# --- serialising ----------------------------------------------------------------------------
+
+
+def _column_to_dict(column: Column) -> dict[str, Any]:
+    if isinstance(column, NumericColumn):
+        out: dict[str, Any] = {"kind": "numeric", "bins": list(column.edges)}
+    else:
+        out = {"kind": "categorical", "domain": list(column.domain)}
+        if column.other is not None:
+            out["other"] = column.other
+        if column.parent is not None:
+            out["parent"] = column.parent
+            out["parent_map"] = dict(column.parent_map or {})
+    if column.domain_source != "plan":
+        out["domain_source"] = column.domain_source
+    return out
+
+
+def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": spec.name, "by": list(spec.by)}
+    if spec.weight != 1:
+        out["weight"] = spec.weight
+    for key in ("epsilon", "rho", "delta"):
+        if getattr(spec, key) is not None:
+            out[key] = getattr(spec, key)
+    if spec.target is not None:
+        key = "moe" if spec.target.moe is not None else "moe_table"
+        out["target"] = {key: getattr(spec.target, key)}
+    return out
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The plan's JSON/YAML mapping; `parse_plan(plan_to_dict(p))` gives `p` back."""
+    budget = plan.budget
+    out: dict[str, Any] = {"version": PLAN_VERSION}
+    if plan.data is not None:
+        out["data"] = plan.data
+    unit: dict[str, Any] = {"kind": plan.unit.kind}
+    if plan.unit.kind == "id":
+        unit.update(column=plan.unit.column, max_rows=plan.unit.max_rows)
+    out["unit"] = unit
+    out["neighbors"] = plan.neighbors
+    out["columns"] = {c.name: _column_to_dict(c) for c in plan.schema.columns}
+    out["tables"] = [_table_to_dict(spec) for spec in plan.tables]
+    out["budget"] = {
+        key: getattr(budget, key) for key in BUDGET_KEYS if getattr(budget, key) is not None
+    }
+    post = plan.postprocess
+    out["postprocess"] = {
+        "clamp": list(post.clamp),
+        "nonnegative": post.nonnegative,
+        "integer": post.integer,
+        "consistent": post.consistent,
+    }
+    return out
+
+
+def dumps_plan(plan: Plan, fmt: Literal["yaml", "json"] = "yaml") -> str:
+    """The plan as YAML or JSON text."""
+    mapping = plan_to_dict(plan)
+    if fmt == "json":
+        return json.dumps(mapping, indent=2, ensure_ascii=False) + "\n"
+    import yaml
+
+    return str(yaml.safe_dump(mapping, sort_keys=False, allow_unicode=True, width=100))
+
+
+def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = None) -> Plan:
+    """Parse plan text; a syntax error is a `PlanError` with the line it is on."""
+    try:
+        if fmt == "json":
+            raw = json.loads(text)
+        else:
+            import yaml
+
+            raw = yaml.safe_load(text)
+    except json.JSONDecodeError as error:
+        message = f"The plan is not valid JSON: {error.msg} at line {error.lineno}."
+        raise PlanError(message) from None
+    except Exception as error:  # yaml.YAMLError; imported lazily to keep start-up fast
+        mark = getattr(error, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "syntax error"
+        raise PlanError(f"The plan is not valid YAML: {problem}{line}.") from None
+    return parse_plan(raw, base_dir)
+
+
+def plan_format(path: Path) -> Literal["yaml", "json"]:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    raise PlanError(f"Plan file '{path.name}' must end in .yaml, .yml or .json.")
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read a plan file (format from its extension)."""
+    path = Path(path)
+    fmt = plan_format(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise PlanError(f"Plan file '{path}' does not exist.") from None
+    except IsADirectoryError:
+        raise PlanError(f"Plan path '{path}' is a folder; give a .yaml or .json file.") from None
+    except UnicodeDecodeError:
+        raise PlanError(f"Plan file '{path.name}' is not UTF-8 text.") from None
+    return loads_plan(text, fmt, base_dir=path.parent)
+
+
+def save_plan(plan: Plan, path: str | Path) -> None:
+    path = Path(path)
+    path.write_text(dumps_plan(plan, plan_format(path)), encoding="utf-8")

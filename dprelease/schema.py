@@ -1,0 +1,254 @@
+"""Columns and their public domains: categories, numeric bins, geography hierarchy.
+
+A domain is public knowledge written in the plan, never read from the data (unless the user
+chose so explicitly; `domain_source` then says ``"data"``). Each column knows how to turn data
+values into codes 0..size-1 of its domain, with -1 for a row that is left out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from dprelease.errors import PlanError
+
+DomainValue = str | int | float
+DomainSource = Literal["plan", "data"]
+
+MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` label
+
+
+def format_number(value: int | float) -> str:
+    """The text of a plan number as written in the plan: 18 stays "18", 2.5 stays "2.5"."""
+    if isinstance(value, bool):
+        raise PlanError(f"Expected a number, got {value!r}.")
+    # int stays "18"; a float keeps the decimal point the plan wrote ("18.0", "2.5").
+    return str(value) if isinstance(value, int) else repr(value)
+
+
+def is_number(value: object) -> bool:
+    """True for int and float plan values, False for bool and everything else."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class CategoricalColumn:
+    """A column whose released cells are the values of a public list, in list order.
+
+    A domain of numbers is matched to the data by value ("1.0" and "1" are both 1); a domain
+    of text is matched as text, so "01" and "1" stay different codes (FIPS, PUMA).
+    """
+
+    name: str
+    domain: tuple[DomainValue, ...]
+    other: DomainValue | None = None
+    parent: str | None = None
+    parent_map: Mapping[str, str] | None = None
+    domain_source: DomainSource = "plan"
+    kind: Literal["categorical"] = field(default="categorical", init=False)
+
+    def __post_init__(self) -> None:
+        where = f"Column '{self.name}'"
+        if not self.domain:
+            raise PlanError(f"{where} has an empty domain: list at least one value.")
+        if self.numeric_domain and not all(math.isfinite(float(v)) for v in self.domain):
+            raise PlanError(f"{where}: domain values must be finite numbers or text.")
+        seen: set[str] = set()
+        duplicates = []
+        for label in self.labels:
+            if label in seen:
+                duplicates.append(label)
+            seen.add(label)
+        if duplicates:
+            raise PlanError(
+                f"{where} has duplicate domain values: {', '.join(sorted(set(duplicates)))}; "
+                "each value may appear once."
+            )
+        if self.other is not None and self._label(self.other) not in seen:
+            raise PlanError(
+                f"{where}: the other label {self.other!r} is not in its domain; "
+                "add it to the domain or remove `other`."
+            )
+        if self.parent is not None and self.parent == self.name:
+            raise PlanError(f"{where} cannot be its own parent.")
+        if self.parent is not None and self.parent_map is None:
+            raise PlanError(
+                f"{where} has parent '{self.parent}' but no parent_map; "
+                "give parent_map: {child value: parent value}."
+            )
+        if self.parent_map is not None and self.parent is None:
+            raise PlanError(f"{where} has a parent_map but no parent column.")
+        if self.parent_map is not None:
+            missing = [label for label in self.labels if label not in self.parent_map]
+            if missing:
+                shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+                raise PlanError(
+                    f"{where}: parent_map misses {len(missing)} domain value(s) ({shown}); "
+                    "every value needs a parent."
+                )
+            extra = [key for key in self.parent_map if key not in seen]
+            if extra:
+                shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
+                raise PlanError(f"{where}: parent_map names values not in the domain ({shown}).")
+
+    @property
+    def numeric_domain(self) -> bool:
+        """Whether the domain is all numbers (matched by value) rather than text."""
+        return all(is_number(v) for v in self.domain)
+
+    @staticmethod
+    def _label(value: DomainValue) -> str:
+        return value if isinstance(value, str) else format_number(value)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The released cell labels, in domain order."""
+        return tuple(self._label(v) for v in self.domain)
+
+    @property
+    def size(self) -> int:
+        return len(self.domain)
+
+    @property
+    def other_code(self) -> int:
+        """Code of the `other` label, or -1 when values outside the domain are left out."""
+        if self.other is None:
+            return MISSING_CODE
+        return self.labels.index(self._label(self.other))
+
+    def codes_for_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Domain codes for distinct data texts: the code, the other code, or -1.
+
+        Called on the distinct values of a column (its dictionary), not on every row.
+        """
+        other = self.other_code
+        if self.numeric_domain:
+            by_value = {float(v): code for code, v in enumerate(self.domain)}
+            codes = []
+            for text in texts:
+                try:
+                    value = float(text)
+                except (TypeError, ValueError):
+                    codes.append(other)
+                    continue
+                codes.append(by_value.get(value, other))
+            return np.asarray(codes, dtype=np.int32)
+        by_text = {label: code for code, label in enumerate(self.labels)}
+        return np.asarray([by_text.get(t, other) for t in texts], dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class NumericColumn:
+    """A numeric column released as bins: half-open [a, b), the last one closed [a, b].
+
+    Values below the first edge or above the last are clamped into the first/last bin;
+    missing or non-numeric values leave the row out.
+    """
+
+    name: str
+    edges: tuple[int | float, ...]
+    kind: Literal["numeric"] = field(default="numeric", init=False)
+    domain_source: DomainSource = "plan"
+
+    def __post_init__(self) -> None:
+        where = f"Column '{self.name}'"
+        if len(self.edges) < 2:
+            raise PlanError(f"{where} needs at least two bin edges (one bin).")
+        if not all(is_number(e) and math.isfinite(float(e)) for e in self.edges):
+            raise PlanError(f"{where}: bin edges must be finite numbers.")
+        if any(b <= a for a, b in zip(self.edges, self.edges[1:], strict=False)):
+            raise PlanError(f"{where}: bin edges must be strictly increasing.")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        texts = [format_number(e) for e in self.edges]
+        labels = [f"[{a}, {b})" for a, b in itertools.pairwise(texts)]
+        labels[-1] = labels[-1][:-1] + "]"
+        return tuple(labels)
+
+    @property
+    def size(self) -> int:
+        return len(self.edges) - 1
+
+    def codes_for_values(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bin codes for float values, and a mask of the values that were clamped.
+
+        NaN gives code -1 (row left out). ±inf are clamped like any out-of-range value.
+        """
+        edges = np.asarray(self.edges, dtype=np.float64)
+        codes = np.searchsorted(edges, values, side="right").astype(np.int32) - 1
+        last = self.size - 1
+        clamped = (values < edges[0]) | (values > edges[-1])
+        np.clip(codes, 0, last, out=codes)  # also closes the last bin: x == last edge
+        codes[np.isnan(values)] = MISSING_CODE
+        return codes, clamped
+
+
+Column = CategoricalColumn | NumericColumn
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The plan's columns, by name, in plan order."""
+
+    columns: tuple[Column, ...]
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.columns]
+        if len(set(names)) != len(names):
+            raise PlanError("Column names must be unique.")
+        self._check_hierarchy()
+
+    def _check_hierarchy(self) -> None:
+        by_name = {c.name: c for c in self.columns}
+        for column in self.columns:
+            if not isinstance(column, CategoricalColumn) or column.parent is None:
+                continue
+            parent = by_name.get(column.parent)
+            if parent is None:
+                raise PlanError(
+                    f"Column '{column.name}' has parent '{column.parent}', which the plan does "
+                    f"not define (defined: {', '.join(by_name)})."
+                )
+            if not isinstance(parent, CategoricalColumn):
+                raise PlanError(
+                    f"Column '{column.name}': parent '{parent.name}' must be categorical."
+                )
+            allowed = set(parent.labels)
+            assert column.parent_map is not None  # checked by the column itself
+            unknown = sorted({p for p in column.parent_map.values() if p not in allowed})
+            if unknown:
+                shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+                raise PlanError(
+                    f"Column '{column.name}': parent_map names parent values not in the "
+                    f"domain of '{parent.name}' ({shown})."
+                )
+        for column in self.columns:
+            chain = [column.name]
+            current: Column | None = column
+            while isinstance(current, CategoricalColumn) and current.parent is not None:
+                if current.parent in chain:
+                    cycle = " -> ".join([*chain, current.parent])
+                    raise PlanError(f"The geography hierarchy has a cycle: {cycle}.")
+                chain.append(current.parent)
+                current = by_name.get(current.parent)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def __getitem__(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise PlanError(
+            f"The plan does not define column '{name}' (defined: {', '.join(self.names)})."
+        )
+
+    def __contains__(self, name: object) -> bool:
+        return any(c.name == name for c in self.columns)
