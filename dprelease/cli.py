@@ -1,0 +1,229 @@
+"""The command line: plan, release, validate, sample (contract v1, section 2).
+
+Exit status 0 on success; 2 for anything the user can fix, with one line ``error: ...`` on
+stderr and no traceback; 1 for an internal error. Each command imports only what it needs,
+so that start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from dprelease.errors import DPReleaseError
+
+if TYPE_CHECKING:
+    from dprelease.allocation import Allocation
+    from dprelease.data import EncodedData
+    from dprelease.plan import Plan
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one `error:` line and exit 2, like every user error."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"error: {message} (see `{self.prog} --help`)\n")
+        raise SystemExit(2)
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="dprelease",
+        description="Plan a privacy budget and publish differentially private tables.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    plan = commands.add_parser("plan", help="print the allocation and expected accuracy")
+    plan.add_argument("plan", help="plan file (.yaml or .json)")
+    plan.add_argument("--json", action="store_true", help="print one JSON object")
+    release = commands.add_parser("release", help="draw the noise once and write the release")
+    release.add_argument("plan", help="plan file (.yaml or .json)")
+    release.add_argument("--data", help="data file (overrides the plan's `data`)")
+    release.add_argument("--out", required=True, help="new directory, or a path ending in .zip")
+    release.add_argument("--json", action="store_true", help="print the summary as JSON")
+    validate = commands.add_parser("validate", help="check the plan and the data")
+    validate.add_argument("plan", help="plan file (.yaml or .json)")
+    validate.add_argument("--data", help="data file (overrides the plan's `data`)")
+    sample = commands.add_parser("sample", help="write the synthetic census-like sample data")
+    sample.add_argument("--rows", type=int, required=True, help="number of rows")
+    sample.add_argument("--out", required=True, help="CSV file to write")
+    sample.add_argument("--seed", type=int, help="seed for a reproducible sample")
+    sample.add_argument("--plan", help="also write a matching plan (.yaml or .json) here")
+    return parser
+
+
+# --- printing -------------------------------------------------------------------------
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _summary_text(allocation: Allocation) -> str:
+    total = allocation.total
+    head = (
+        f"accounting: {allocation.accounting}   allocation: {allocation.allocation}   "
+        f"confidence: {allocation.confidence:g}\n"
+        f"total: epsilon={_fmt(total.epsilon)} delta={_fmt(total.delta)} rho={_fmt(total.rho)}"
+        f" ({total.composition} composition)\n"
+    )
+    if allocation.required is not None:
+        required = allocation.required
+        head += f"the targets need: epsilon={_fmt(required.epsilon)} rho={_fmt(required.rho)}\n"
+    columns = ("table", "cells", "mechanism", "epsilon", "delta", "rho", "std", "moe", "moe_table")
+    rows = [columns]
+    for t in allocation.tables:
+        rows.append(
+            (
+                t.name,
+                str(t.cells),
+                t.noise.mechanism,
+                _fmt(t.epsilon),
+                _fmt(t.delta),
+                _fmt(t.rho),
+                _fmt(t.noise.std),
+                _fmt(t.moe),
+                _fmt(t.moe_table),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    advice = "".join(f"note: {note}\n" for note in allocation.advice)
+    return head + "\n".join(lines) + "\n" + advice
+
+
+def _print_data_report(encoded: EncodedData) -> None:
+    """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
+    for line in encoded.report.lines():
+        sys.stderr.write(f"data: {line}\n")
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+def _load_plan(path: str) -> Plan:
+    from dprelease.planfile import load_plan
+
+    return load_plan(path)
+
+
+def _data_source(plan: Plan, data: str | None) -> Path:
+    from dprelease.errors import DataError
+
+    path = Path(data) if data else plan.data_path
+    if path is None:
+        raise DataError("No data file: give --data FILE or set `data:` in the plan.")
+    if not path.is_file():
+        raise DataError(f"Data file '{path}' does not exist.")
+    return path
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from dprelease.allocation import allocate
+
+    allocation = allocate(_load_plan(args.plan))
+    if args.json:
+        print(json.dumps(allocation.to_dict(), indent=2))
+    else:
+        print(_summary_text(allocation), end="")
+    return 0
+
+
+def _cmd_release(args: argparse.Namespace) -> int:
+    from dprelease.allocation import allocate
+    from dprelease.data import count, load_data
+    from dprelease.errors import ReleaseError
+    from dprelease.export import write_release
+    from dprelease.release import draw_release
+
+    plan = _load_plan(args.plan)
+    allocation = allocate(plan)  # a budget problem is reported before the data are read
+    out = Path(args.out)
+    if out.exists():
+        raise ReleaseError(f"'{out}' already exists; choose a new path (never overwritten).")
+    source = _data_source(plan, args.data)
+    encoded = load_data(source, plan)
+    _print_data_report(encoded)
+    release = draw_release(plan, count(encoded, plan), allocation)
+    write_release(release, out)
+    if args.json:
+        print(json.dumps(allocation.to_dict(), indent=2))
+    else:
+        print(_summary_text(allocation), end="")
+        print(f"release written to {out}")
+        for step in release.steps_skipped:
+            print(f"note: post-processing step '{step}' is not available yet; skipped.")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from dprelease.allocation import allocate
+
+    try:
+        plan = _load_plan(args.plan)
+        allocation = allocate(plan)
+    except DPReleaseError as error:
+        for problem in error.problems:
+            sys.stderr.write(f"error: {problem}\n")
+        return 2
+    for note in allocation.advice:
+        print(f"note: {note}")
+    source = args.data or plan.data
+    if source is not None:
+        from dprelease.data import load_data
+
+        encoded = load_data(_data_source(plan, args.data), plan)
+        _print_data_report(encoded)
+    print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
+    return 0
+
+
+def _cmd_sample(args: argparse.Namespace) -> int:
+    from dprelease.sample import write_sample, write_sample_plan
+
+    out = Path(args.out)
+    write_sample(out, args.rows, args.seed)
+    print(f"wrote {args.rows} synthetic rows to {out}")
+    if args.plan:
+        write_sample_plan(Path(args.plan), data_file=os.path.relpath(out, Path(args.plan).parent))
+        print(f"wrote a matching plan to {args.plan}")
+    return 0
+
+
+COMMANDS: dict[str, Any] = {
+    "plan": _cmd_plan,
+    "release": _cmd_release,
+    "validate": _cmd_validate,
+    "sample": _cmd_sample,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(COMMANDS[args.command](args))
+    except DPReleaseError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted; nothing was released.\n")
+        return 130
+    except MemoryError:
+        sys.stderr.write("error: not enough memory for this data set and plan.\n")
+        return 2
+    except Exception as error:  # a bug: say so in one line; the traceback on request
+        if os.environ.get("DPRELEASE_DEBUG"):
+            raise
+        # The message of an arbitrary exception may quote data: print only where it happened.
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        sys.stderr.write(
+            f"internal error: {type(error).__name__} in {Path(frame.filename).name}:"
+            f"{frame.lineno} (a bug in dprelease; set DPRELEASE_DEBUG=1 for details)\n"
+        )
+        return 1

@@ -1,0 +1,166 @@
+"""Export a `Release` as files: metadata.json, tables/, measurements/, report.html.
+
+`release_files` builds the bytes (no file-system policy); `write_release` puts them in a new
+directory or zip, atomically, and refuses to overwrite. Only a `Release` drawn with the
+secure sampler can be exported: a `Preview` is refused. Nothing written here holds a true
+count, the true number of rows or a seed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import shutil
+import tempfile
+import zipfile
+from importlib import metadata as package_metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dprelease import __version__
+from dprelease.errors import InternalError, ReleaseError
+from dprelease.plan import Plan
+from dprelease.release import NoisyTable, Release
+from dprelease.report import report_html
+from dprelease.schema import CategoricalColumn
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text: str) -> str:
+    """Text that a spreadsheet will not run as a formula: a leading ' where needed."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, np.integer | int):
+        return str(int(value))
+    return repr(round(float(value), 6))
+
+
+def _table_csv(plan: Plan, table: NoisyTable, values: np.ndarray, with_std: bool) -> bytes:
+    spec = table.budget.spec
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    header = [csv_safe(name) for name in spec.by] + ["count"]
+    writer.writerow([*header, "noise_std"] if with_std else header)
+    std = _number(table.budget.noise.std)
+    for labels, value in zip(spec.cell_labels(plan.schema), values.tolist(), strict=True):
+        row = [csv_safe(label) for label in labels] + [_number(value)]
+        writer.writerow([*row, std] if with_std else row)
+    return buffer.getvalue().encode("utf-8")
+
+
+def _software() -> dict[str, str]:
+    versions = {"dprelease": __version__, "python": platform.python_version()}
+    for name in ("opendp", "numpy", "pyarrow"):
+        try:
+            versions[name] = package_metadata.version(name)
+        except package_metadata.PackageNotFoundError:
+            versions[name] = "unknown"
+    return versions
+
+
+def release_metadata(release: Release) -> dict[str, Any]:
+    """Everything `plan --json` prints, plus post-processing, files, time and versions."""
+    plan = release.plan
+    meta = release.allocation.to_dict()
+    for entry in meta["tables"]:
+        entry["file"] = f"tables/{entry['name']}.csv"
+        entry["measurement_file"] = f"measurements/{entry['name']}.csv"
+    meta["postprocess"] = {
+        "clamp": list(plan.postprocess.clamp),
+        "nonnegative": plan.postprocess.nonnegative,
+        "integer": plan.postprocess.integer,
+        "consistent": plan.postprocess.consistent,
+        "steps_applied": list(release.steps_applied),
+        "steps_not_available": list(release.steps_skipped),
+    }
+    meta["unit"] = {"kind": plan.unit.kind, "max_rows": plan.unit.max_rows}
+    if plan.unit.column is not None:
+        meta["unit"]["column"] = plan.unit.column
+    meta["neighbors"] = plan.neighbors
+    meta["columns"] = {
+        column.name: {
+            "kind": column.kind,
+            "labels": list(column.labels),
+            "domain_source": column.domain_source,
+            **(
+                {"parent": column.parent}
+                if isinstance(column, CategoricalColumn) and column.parent
+                else {}
+            ),
+        }
+        for column in plan.schema.columns
+        if column.name in plan.used_columns
+    }
+    meta["noise"] = "OpenDP secure samplers (cryptographically secure, exact); no seed exists"
+    meta["created"] = release.created
+    meta["software"] = _software()
+    meta["format"] = "dprelease release v1"
+    return meta
+
+
+def release_files(release: Release) -> dict[str, bytes]:
+    """The release as {relative path: bytes}."""
+    if not isinstance(release, Release):
+        raise InternalError("only a Release drawn with the secure sampler can be exported")
+    files = {
+        "metadata.json": (
+            json.dumps(release_metadata(release), indent=2, ensure_ascii=False) + "\n"
+        ).encode("utf-8")
+    }
+    for table in release.tables:
+        files[f"tables/{table.name}.csv"] = _table_csv(
+            release.plan, table, table.released_counts, with_std=False
+        )
+        files[f"measurements/{table.name}.csv"] = _table_csv(
+            release.plan, table, table.noisy_counts, with_std=True
+        )
+    files["report.html"] = report_html(release).encode("utf-8")
+    return files
+
+
+def release_zip(release: Release) -> bytes:
+    """The release as the bytes of a zip file (for a download button)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in release_files(release).items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def write_release(release: Release, out: str | Path) -> Path:
+    """Write to a new directory, or a zip when `out` ends in .zip; never overwrite."""
+    out = Path(out)
+    if out.exists():
+        raise ReleaseError(
+            f"'{out}' already exists; choose a new path (a release is never overwritten)."
+        )
+    if not out.parent.exists():
+        raise ReleaseError(f"The folder '{out.parent}' does not exist; create it first.")
+    try:
+        if out.suffix.lower() == ".zip":
+            data = release_zip(release)
+            with tempfile.NamedTemporaryFile(dir=out.parent, delete=False) as handle:
+                handle.write(data)
+            os.replace(handle.name, out)
+            return out
+        staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".dprelease-"))
+        try:
+            for name, content in release_files(release).items():
+                target = staging / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content)
+            staging.rename(out)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging)
+    except PermissionError:
+        raise ReleaseError(f"No permission to write '{out}'; choose another path.") from None
+    return out
