@@ -364,9 +364,9 @@ def dumps_plan(plan: Plan, fmt: Literal["yaml", "json"] = "yaml") -> str:
     mapping = plan_to_dict(plan)
     if fmt == "json":
         return json.dumps(mapping, indent=2, ensure_ascii=False) + "\n"
-    import yaml
+    from dprelease.planyaml import plan_yaml
 
-    return str(yaml.safe_dump(mapping, sort_keys=False, allow_unicode=True, width=100))
+    return plan_yaml(mapping)
 
 
 def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = None) -> Plan:

@@ -9,7 +9,6 @@ The bundled `data/census_sample.csv` is `write_sample(path, 50_000, seed=2020)`.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -363,58 +362,11 @@ def sample_plan_dict(data_file: str = "census_sample.csv") -> dict[str, Any]:
     }
 
 
-class _Block(dict[str, Any]):
-    """A mapping the plan YAML writes as a block even though its values are all plain."""
-
-
-def _is_flat(value: object) -> bool:
-    """Plain values and lists of them: what fits on a line (or a wrapped run of lines)."""
-    if isinstance(value, list | tuple):
-        return all(not isinstance(item, dict | list | tuple) for item in value)
-    return not isinstance(value, dict)
-
-
-@functools.cache
-def _plan_dumper() -> type[Any]:
-    """A YAML dumper that writes lists and flat mappings in flow style, digit text quoted.
-
-    Flow style keeps the 3,143 county codes and their parents in a few hundred lines; quoting
-    "01" and "08001" keeps them text for every YAML reader (YAML 1.2 would read 08001 as int).
-    """
-    import yaml
-
-    class PlanDumper(yaml.SafeDumper):
-        def write_plain(self, text: str, split: bool = True) -> None:
-            super().write_plain(text, split=False)  # never fold a label across lines
-
-    def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-        style = "'" if value.isdigit() else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    def sequence(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.Node:
-        return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=_is_flat(value))
-
-    def mapping(dumper: yaml.SafeDumper, value: dict[str, Any]) -> yaml.Node:
-        flat = type(value) is not _Block and all(_is_flat(v) for v in value.values())
-        return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=flat)
-
-    PlanDumper.add_representer(str, text)
-    PlanDumper.add_representer(list, sequence)
-    PlanDumper.add_representer(dict, mapping)
-    PlanDumper.add_representer(_Block, mapping)
-    return PlanDumper
-
-
 def write_sample_plan(path: str | Path, data_file: str = "census_sample.csv") -> None:
     """Write `sample_plan_dict(data_file)` as YAML: sections and columns as blocks."""
-    import yaml
+    from dprelease.planyaml import plan_yaml
 
-    plan = sample_plan_dict(data_file)
-    plan["columns"] = {name: _Block(spec) for name, spec in plan["columns"].items()}
-    for section in ("budget", "postprocess"):
-        plan[section] = _Block(plan[section])
     header = (
         "# Release plan for the synthetic sample; written by dprelease.sample.write_sample_plan.\n"
     )
-    text = yaml.dump(plan, Dumper=_plan_dumper(), sort_keys=False, allow_unicode=True, width=90)
-    Path(path).write_text(header + text, encoding="utf-8")
+    Path(path).write_text(header + plan_yaml(sample_plan_dict(data_file)), encoding="utf-8")
