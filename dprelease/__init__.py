@@ -11,7 +11,8 @@ Module map, in import order (each module imports only those above it):
 - splitting    numerical solvers for optimal budget splits
 - allocation   allocate(plan): each table's budget and noise, the composed total
 - sample       the synthetic census-like sample data set
-- data         read files, map values onto domains, count() -> TrueCounts (confidential)
+- reading      read CSV (any common delimiter and encoding), Parquet, Excel into a column table
+- data         map values onto domains, count() -> TrueCounts (confidential)
 - noise        OpenDP's secure samplers for releases; numpy samplers for previews only
 - postprocess  clamp, non-negativity, integer rounding (consistency: see its docstring)
 - release      draw_release (secure) and draw_preview: where true counts meet noise

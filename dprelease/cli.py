@@ -100,7 +100,7 @@ def _summary_text(allocation: Allocation) -> str:
 def _print_data_report(encoded: EncodedData) -> None:
     """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
     for line in encoded.report.lines():
-        sys.stderr.write(f"data: {line}\n")
+        sys.stderr.write(f"data (for you only, never in the release): {line}\n")
 
 
 # --- commands ---------------------------------------------------------------------------
