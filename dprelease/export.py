@@ -99,7 +99,7 @@ def release_metadata(release: Release) -> dict[str, Any]:
         for column in plan.schema.columns
         if column.name in plan.used_columns
     }
-    meta["noise"] = "OpenDP secure samplers (cryptographically secure, exact); no seed exists"
+    meta["noise"] = "OpenDP secure samplers: cryptographically secure, exact, not reproducible"
     meta["created"] = release.created
     meta["software"] = _software()
     meta["format"] = "dprelease release v1"

@@ -7,7 +7,9 @@ domains, bad budgets) rather than stopping at the first, so `validate` can print
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -377,7 +379,7 @@ def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = 
         else:
             import yaml
 
-            raw = yaml.safe_load(text)
+            raw = yaml.load(text, Loader=_yaml_loader())  # a SafeLoader, see below
     except json.JSONDecodeError as error:
         message = f"The plan is not valid JSON: {error.msg} at line {error.lineno}."
         raise PlanError(message) from None
@@ -387,6 +389,22 @@ def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = 
         problem = getattr(error, "problem", None) or "syntax error"
         raise PlanError(f"The plan is not valid YAML: {problem}{line}.") from None
     return parse_plan(raw, base_dir)
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """PyYAML's SafeLoader, also reading 1e-10 as a number (YAML 1.1 wants 1.0e-10).
+
+    People write δ as 1e-10; read as text, it would be refused as "not a number".
+    """
+    import yaml
+
+    class PlanLoader(yaml.SafeLoader):
+        pass
+
+    exponent = re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
+    PlanLoader.add_implicit_resolver("tag:yaml.org,2002:float", exponent, list("-+0123456789."))
+    return PlanLoader
 
 
 def plan_format(path: Path) -> Literal["yaml", "json"]:

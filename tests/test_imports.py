@@ -1,0 +1,41 @@
+"""Import discipline: the library never pulls in Streamlit; the release path stays light."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def modules_after(code: str) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys; print('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return set(result.stdout.split())
+
+
+def test_library_does_not_import_streamlit():
+    loaded = modules_after(
+        "import dprelease, dprelease.cli, dprelease.release, dprelease.export, "
+        "dprelease.allocation, dprelease.data"
+    )
+    assert "streamlit" not in loaded
+
+
+def test_release_path_imports_neither_pandas_nor_scipy():
+    loaded = modules_after(
+        "from dprelease.cli import main\n"
+        "import dprelease.planfile, dprelease.allocation, dprelease.data, dprelease.release\n"
+        "import dprelease.export\n"
+        "from dprelease.planfile import load_plan\n"
+        "from dprelease.allocation import allocate\n"
+        "from dprelease.data import load_data, count\n"
+        "p = load_plan('data/census_sample.plan.yaml')\n"
+        "allocate(p); count(load_data(p.data_path, p), p)\n"
+    )
+    assert "pandas" not in loaded
+    assert "scipy" not in loaded
