@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
@@ -139,6 +140,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from dprelease.data import count, load_data
     from dprelease.errors import ReleaseError
     from dprelease.export import write_release
+    from dprelease.noise import warm_up
     from dprelease.release import draw_release
 
     plan = _load_plan(args.plan)
@@ -147,6 +149,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
     if out.exists():
         raise ReleaseError(f"'{out}' already exists; choose a new path (never overwritten).")
     source = _data_source(plan, args.data)
+    # OpenDP takes a while to import; let it load on the other core while the data are read.
+    threading.Thread(target=warm_up, daemon=True).start()
     encoded = load_data(source, plan)
     _print_data_report(encoded)
     release = draw_release(plan, count(encoded, plan), allocation)

@@ -31,6 +31,11 @@ def _opendp_prelude() -> Any:
     return dp
 
 
+def warm_up() -> None:
+    """Import OpenDP now (e.g. in a thread while the data are read): saves start-up time."""
+    _opendp_prelude()
+
+
 def _opendp_measurement(noise: Noise) -> Any:
     dp = _opendp_prelude()
     if noise.mechanism == "discrete_laplace":
