@@ -138,16 +138,13 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     from dprelease.allocation import allocate
     from dprelease.data import count, load_data
-    from dprelease.errors import ReleaseError
-    from dprelease.export import write_release
+    from dprelease.export import check_output_path, write_release
     from dprelease.noise import warm_up
     from dprelease.release import draw_release
 
     plan = _load_plan(args.plan)
     allocation = allocate(plan)  # a budget problem is reported before the data are read
-    out = Path(args.out)
-    if out.exists():
-        raise ReleaseError(f"'{out}' already exists; choose a new path (never overwritten).")
+    out = check_output_path(args.out)  # before the data are read or any noise is drawn
     source = _data_source(plan, args.data)
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()

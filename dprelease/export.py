@@ -135,15 +135,21 @@ def release_zip(release: Release) -> bytes:
     return buffer.getvalue()
 
 
-def write_release(release: Release, out: str | Path) -> Path:
-    """Write to a new directory, or a zip when `out` ends in .zip; never overwrite."""
+def check_output_path(out: str | Path) -> Path:
+    """A release goes to a new path in an existing folder; checked before any noise is drawn."""
     out = Path(out)
     if out.exists():
         raise ReleaseError(
             f"'{out}' already exists; choose a new path (a release is never overwritten)."
         )
-    if not out.parent.exists():
+    if not out.parent.is_dir():
         raise ReleaseError(f"The folder '{out.parent}' does not exist; create it first.")
+    return out
+
+
+def write_release(release: Release, out: str | Path) -> Path:
+    """Write to a new directory, or a zip when `out` ends in .zip; never overwrite."""
+    out = check_output_path(out)
     try:
         if out.suffix.lower() == ".zip":
             data = release_zip(release)

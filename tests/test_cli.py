@@ -115,6 +115,7 @@ def test_sample_writes_data_and_plan_that_release(tmp_path):
         (("frobnicate",), "invalid choice"),
         (("release", "PLAN", "--data", "nope.csv", "--out", "r.zip"), "does not exist"),
         (("release", "PLAN"), "--out"),
+        (("release", "PLAN", "--out", "no/such/dir/r.zip"), "does not exist"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(tmp_path, args, pattern):
