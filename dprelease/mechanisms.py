@@ -107,6 +107,27 @@ def gaussian_sigma(epsilon: float, delta: float, l2: float) -> float:
     return high
 
 
+def gaussian_epsilon(sigmas: list[float], delta: float, l2: float) -> float:
+    """Exact ε at δ of composing Gaussian mechanisms (the privacy loss distribution).
+
+    k Gaussians compose exactly to one with σ = (Σ σ_i⁻²)^{−1/2}; its ε(δ) is the inverse of
+    `gaussian_delta`, found by bisection (upper end kept, so the result is never optimistic).
+    """
+    sigma = math.fsum(s**-2 for s in sigmas) ** -0.5
+    low, high = 0.0, 1.0
+    while gaussian_delta(sigma, high, l2) > delta:
+        low, high = high, 2 * high
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle <= low or middle >= high:
+            break
+        if gaussian_delta(sigma, middle, l2) > delta:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
 def gaussian_moe(sigma: float, alpha: float) -> float:
     """σ·Φ⁻¹(1 − α/2) = σ·√2·erf⁻¹(1 − α)."""
     return sigma * _STANDARD_NORMAL.inv_cdf(1 - alpha / 2)

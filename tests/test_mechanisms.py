@@ -16,6 +16,7 @@ from dprelease.mechanisms import (
     discrete_laplace_moe,
     discrete_laplace_variance,
     gaussian_delta,
+    gaussian_epsilon,
     gaussian_moe,
     gaussian_sigma,
     laplace_epsilon,
@@ -113,3 +114,10 @@ def test_noise_std_per_mechanism():
     assert Noise("gaussian", 2.0).std == 2.0
     assert Noise("laplace", 2.0).std == pytest.approx(2 * math.sqrt(2))
     assert Noise("discrete_laplace", 1.0).std == pytest.approx(math.sqrt(2 * math.e) / (math.e - 1))
+
+
+def test_gaussian_privacy_loss_distribution_oracle():
+    # σ = 2, Δ = 1 at δ = 1e-5: PLD gives 1.993091 (zCDP's conversion gives 2.165716)
+    assert gaussian_epsilon([2.0], 1e-5, 1.0) == pytest.approx(1.993091, rel=1e-4)
+    # two σ = 2√2 Gaussians compose exactly to one σ = 2 Gaussian
+    assert gaussian_epsilon([2 * 2**0.5] * 2, 1e-5, 1.0) == pytest.approx(1.993091, rel=1e-4)
