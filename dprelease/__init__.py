@@ -6,6 +6,7 @@ Module map, in import order (each module imports only those above it):
 - schema       columns and their public domains, bins, geography hierarchy
 - tables       TableSpec, privacy unit, sensitivity
 - plan         the release plan as a value (contract v1); planfile reads and writes it
+- bisection    the one monotone search every inverse and conversion uses
 - accounting   composition (basic, advanced, KOV) and zCDP ↔ (ε, δ) conversion
 - mechanisms   privacy maps, their inverses, noise std and margins of error
 - splitting    numerical solvers for optimal budget splits

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dprelease.bisection import threshold
 from dprelease.errors import BudgetError, InternalError
 
 _SAFETY_ULPS = 8  # how far float formulas are pushed up to cover their rounding error
@@ -119,15 +120,9 @@ def kov_bound_epsilon(epsilon0: float, k: int, delta: float) -> float:
 
 def kov_epsilon(epsilon0: float, k: int, delta: float) -> float:
     """Smallest ε at which k ε₀-DP mechanisms compose to (ε, δ)-DP (never above kε₀)."""
-    low, high = 0.0, k * epsilon0
     if kov_delta(epsilon0, k, 0.0) <= delta:
         return 0.0
-    for _ in range(200):
-        middle = (low + high) / 2
-        if kov_delta(epsilon0, k, middle) <= delta:
-            high = middle
-        else:
-            low = middle
+    _, high = threshold(lambda e: kov_delta(epsilon0, k, e) <= delta, 0.0, k * epsilon0)
     return push_up(high)
 
 
@@ -188,19 +183,8 @@ def epsilon_to_zcdp(epsilon: float, delta: float) -> tuple[float, float]:
     """
     if epsilon <= 0 or not math.isfinite(epsilon):
         raise BudgetError(f"epsilon must be a finite number greater than 0, got {epsilon!r}.")
-    low, high = 0.0, epsilon
-    while zcdp_to_epsilon(high, delta)[0] <= epsilon:  # rarely: the bound can dip below ρ
-        low, high = high, 2 * high
-    low_alpha = math.inf
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle <= low or middle >= high:
-            break
-        value, alpha = zcdp_to_epsilon(middle, delta)
-        if value <= epsilon:
-            low, low_alpha = middle, alpha
-        else:
-            high = middle
+    low, _ = threshold(lambda rho: zcdp_to_epsilon(rho, delta)[0] > epsilon, 0.0, epsilon)
+    low_alpha = zcdp_to_epsilon(low, delta)[1] if low > 0 else math.inf
     if low <= 0 or zcdp_epsilon_at_order(low, delta, low_alpha) > epsilon:
         raise BudgetError(
             f"epsilon = {epsilon!r} at delta = {delta!r} leaves no zCDP budget; "

@@ -20,6 +20,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Literal
 
+from dprelease.bisection import threshold
 from dprelease.errors import BudgetError, InternalError
 
 MechanismName = Literal["discrete_laplace", "laplace", "gaussian", "discrete_gaussian"]
@@ -93,18 +94,7 @@ def gaussian_sigma(epsilon: float, delta: float, l2: float) -> float:
         raise BudgetError(
             f"A Gaussian table needs epsilon > 0 and 0 < delta < 1, got {epsilon!r}, {delta!r}."
         )
-    low, high = 0.0, l2
-    while gaussian_delta(high, epsilon, l2) > delta:
-        low, high = high, 2 * high
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle <= low or middle >= high:
-            break
-        if gaussian_delta(middle, epsilon, l2) > delta:
-            low = middle
-        else:
-            high = middle
-    return high
+    return threshold(lambda sigma: gaussian_delta(sigma, epsilon, l2) <= delta, 0.0, l2)[1]
 
 
 def gaussian_epsilon(sigmas: list[float], delta: float, l2: float) -> float:
@@ -114,18 +104,7 @@ def gaussian_epsilon(sigmas: list[float], delta: float, l2: float) -> float:
     `gaussian_delta`, found by bisection (upper end kept, so the result is never optimistic).
     """
     sigma = math.fsum(s**-2 for s in sigmas) ** -0.5
-    low, high = 0.0, 1.0
-    while gaussian_delta(sigma, high, l2) > delta:
-        low, high = high, 2 * high
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle <= low or middle >= high:
-            break
-        if gaussian_delta(sigma, middle, l2) > delta:
-            low = middle
-        else:
-            high = middle
-    return high
+    return threshold(lambda eps: gaussian_delta(sigma, eps, l2) <= delta, 0.0, 1.0)[1]
 
 
 def gaussian_moe(sigma: float, alpha: float) -> float:

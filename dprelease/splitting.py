@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from dprelease.bisection import threshold
 from dprelease.mechanisms import gaussian_sigma
 
 
@@ -105,39 +106,14 @@ def optimal_gaussian_split(
 
 
 def largest_scale(fits: Callable[[float], bool], start: float = 1.0) -> float:
-    """The largest c > 0 with fits(c) true, for a predicate true below some point (bisection).
+    """The largest c > 0 with fits(c) true, for a predicate true below some point.
 
     Used to scale a shape until a non-additive accountant (advanced composition) is full.
     """
-    low, high = 0.0, start
-    while fits(high):
-        low, high = high, high * 2
-        if high > 1e300:
-            return low
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle <= low or middle >= high:
-            break
-        if fits(middle):
-            low = middle
-        else:
-            high = middle
+    low, _ = threshold(lambda c: not fits(c), 0.0, start, limit=1e300)
     return low
 
 
 def smallest_share(meets: Callable[[float], bool], guess: float) -> float:
-    """The smallest budget share x > 0 with meets(x) true, for a predicate monotone in x."""
-    low, high = 0.0, guess
-    while not meets(high):
-        low, high = high, high * 2
-        if high > 1e6:
-            return math.inf
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle <= low or middle >= high:
-            break
-        if meets(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    """The smallest budget share x > 0 with meets(x) true (inf if none up to 1e6)."""
+    return threshold(meets, 0.0, guess, limit=1e6)[1]
