@@ -152,8 +152,8 @@ def test_bad_budgets(tmp_path, budget, pattern):
     [
         (b"", "empty.csv", "empty"),
         (b"sex,age\n", "header.csv", "no rows"),
-        (b"PK\x03\x04 not really a csv", "fake.csv", ""),
-        (b"sex\x00,age\n\x00\x01", "nul.csv", ""),
+        (b"PK\x03\x04 not really a csv", "fake.csv", "Excel/zip"),
+        (b"sex\x00,age\n\x00\x01", "nul.csv", "NUL bytes"),
         (b"sex,age\nF,3\nM,4,5,6\n", "ragged.csv", "Line 3"),
         (b"sex,sex\nF,M\n", "dup.csv", "duplicate"),
         (b"gender\nF\n", "nosex.csv", "no column 'sex'"),
