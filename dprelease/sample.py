@@ -140,9 +140,8 @@ def _ages(rng: np.random.Generator, role: Ints, household: Ints) -> Ints:
         head_age - 26 + np.rint(rng.normal(0, 5, n)),  # synthetic data: no release or preview noise
         rng.choice(years, size=n, p=facts.normalised(adult)),
     )
-    partner_age = head_age + np.rint(
-        rng.normal(-1, 4, n)
-    )  # synthetic data: no release or preview noise
+    age_gap = rng.normal(-1, 4, n)  # synthetic data: no release or preview noise
+    partner_age = head_age + np.rint(age_gap)
     age = np.select(
         [role == HOUSEHOLDER, role == PARTNER, role == CHILD],
         [head_age, partner_age, np.minimum(child_age, head_age - 16)],
