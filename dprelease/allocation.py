@@ -447,6 +447,20 @@ def _advice(plan: Plan, total: Guarantee) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def delta_advice(delta: float | None, rows: int) -> tuple[str, ...]:
+    """Advice from the data size (for the data holder: it depends on the true row count).
+
+    δ is the chance that the guarantee fails outright; at δ ≥ 1/n one of n people can expect
+    to be exposed, so δ should be far below 1/n.
+    """
+    if delta is None or rows <= 0 or delta < 1 / rows:
+        return ()
+    return (
+        f"delta = {delta:g} is not far below 1/n for this data set; "
+        "use a much smaller delta (e.g. 1e-10).",
+    )
+
+
 def allocate(plan: Plan) -> Allocation:
     """Split the plan's budget, price each table's noise, and compose the whole release."""
     sens = sensitivity(plan.unit, plan.neighbors)

@@ -98,9 +98,12 @@ def _summary_text(allocation: Allocation) -> str:
     return head + "\n".join(lines) + "\n" + advice
 
 
-def _print_data_report(encoded: EncodedData) -> None:
+def _print_data_report(encoded: EncodedData, plan: Plan) -> None:
     """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
-    for line in encoded.report.lines():
+    from dprelease.allocation import delta_advice
+
+    advice = delta_advice(plan.budget.delta, encoded.rows)
+    for line in (*encoded.report.lines(), *advice):
         sys.stderr.write(f"data (for you only, never in the release): {line}\n")
 
 
@@ -149,7 +152,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
     encoded = load_data(source, plan)
-    _print_data_report(encoded)
+    _print_data_report(encoded, plan)
     release = draw_release(plan, count(encoded, plan), allocation)
     write_release(release, out)
     if args.json:
@@ -179,7 +182,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         from dprelease.data import load_data
 
         encoded = load_data(_data_source(plan, args.data), plan)
-        _print_data_report(encoded)
+        _print_data_report(encoded, plan)
     print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
     return 0
 

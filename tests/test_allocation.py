@@ -218,3 +218,11 @@ def test_bad_budget_values_are_plan_errors():
     for bad in [0, 1, 1.5, -1e-5, float("nan")]:
         with pytest.raises(PlanError):
             make_plan(delta=bad)
+
+
+def test_delta_advice_warns_when_delta_is_not_far_below_one_over_n():
+    from dprelease.allocation import delta_advice
+
+    assert delta_advice(1e-10, 50_000) == ()
+    assert delta_advice(None, 50_000) == ()
+    assert "much smaller delta" in delta_advice(1e-3, 50_000)[0]
