@@ -142,7 +142,7 @@ def _cks_epsilon_at(alpha: float, rho: float, log_inv_delta: float) -> float:
 
 def _best_alpha(rho: float, log_inv_delta: float) -> float:
     """The order α minimising the CKS bound: a log grid, then golden-section refinement."""
-    grid = [1 + 10 ** (k / 20) for k in range(-120, 121)]  # α − 1 from 1e-6 to 1e6
+    grid = [1 + 10 ** (k / 20) for k in range(-120, 241)]  # α − 1 from 1e-6 to 1e12
     values = [_cks_epsilon_at(a, rho, log_inv_delta) for a in grid]
     best = min(range(len(grid)), key=values.__getitem__)
     low = math.log(grid[max(best - 1, 0)] - 1)

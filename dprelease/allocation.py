@@ -175,7 +175,9 @@ def _split_free(
 def _target_share(plan: Plan, spec: TableSpec, sens: Sensitivity, delta_share: float) -> float:
     """The smallest share (ε, or ρ for zCDP) whose margin of error meets the table's target."""
     assert spec.target is not None
-    alpha = 1 - plan.budget.confidence
+    # Aim a hair inside the target, so that the moe reported at α (by us or by OpenDP's
+    # accuracy functions) is within it even where a tail probability sits on the boundary.
+    alpha = (1 - plan.budget.confidence) * (1 - 1e-9)
     if spec.target.moe_table is not None:
         alpha, goal = alpha / spec.cells(plan.schema), spec.target.moe_table
     else:

@@ -122,6 +122,8 @@ def _data_source(plan: Plan, data: str | None) -> Path:
     path = Path(data) if data else plan.data_path
     if path is None:
         raise DataError("No data file: give --data FILE or set `data:` in the plan.")
+    if path.is_dir():
+        raise DataError(f"Data path '{path}' is a folder; give a data file.")
     if not path.is_file():
         raise DataError(f"Data file '{path}' does not exist.")
     return path
@@ -152,9 +154,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
     encoded = load_data(source, plan)
-    _print_data_report(encoded, plan)
     release = draw_release(plan, count(encoded, plan), allocation)
     write_release(release, out)
+    _print_data_report(encoded, plan)  # after success, so that an error stays one line
     if args.json:
         print(json.dumps(allocation.to_dict(), indent=2))
     else:
@@ -187,10 +189,28 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new_file(path: str, suffixes: tuple[str, ...], what: str) -> Path:
+    """A file to create: right extension, folder exists, nothing there yet (never overwrite)."""
+    from dprelease.errors import ReleaseError
+
+    out = Path(path)
+    if out.suffix.lower() not in suffixes:
+        raise ReleaseError(f"The {what} file '{out}' must end in {' or '.join(suffixes)}.")
+    if out.exists():
+        raise ReleaseError(
+            f"'{out}' already exists; choose a new path (files are not overwritten)."
+        )
+    if not out.parent.is_dir():
+        raise ReleaseError(f"The folder '{out.parent}' does not exist; create it first.")
+    return out
+
+
 def _cmd_sample(args: argparse.Namespace) -> int:
     from dprelease.sample import write_sample, write_sample_plan
 
-    out = Path(args.out)
+    out = _new_file(args.out, (".csv",), "sample")
+    if args.plan:
+        _new_file(args.plan, (".yaml", ".yml", ".json"), "plan")
     write_sample(out, args.rows, args.seed)
     print(f"wrote {args.rows} synthetic rows to {out}")
     if args.plan:
@@ -218,6 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted; nothing was released.\n")
         return 130
+    except OSError as error:  # e.g. disk full, read-only folder: the user can fix it
+        where = f" ({error.filename})" if error.filename else ""
+        sys.stderr.write(f"error: {error.strerror or type(error).__name__}{where}.\n")
+        return 2
     except MemoryError:
         sys.stderr.write("error: not enough memory for this data set and plan.\n")
         return 2

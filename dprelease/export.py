@@ -40,7 +40,7 @@ def csv_safe(text: str) -> str:
 def _number(value: Any) -> str:
     if isinstance(value, np.integer | int):
         return str(int(value))
-    return repr(round(float(value), 6))
+    return f"{float(value):.10g}"
 
 
 def _table_csv(plan: Plan, table: NoisyTable, values: np.ndarray, with_std: bool) -> bytes:
@@ -167,6 +167,8 @@ def write_release(release: Release, out: str | Path) -> Path:
         finally:
             if staging.exists():
                 shutil.rmtree(staging)
-    except PermissionError:
-        raise ReleaseError(f"No permission to write '{out}'; choose another path.") from None
+    except OSError as error:
+        raise ReleaseError(
+            f"Cannot write the release to '{out}': {error.strerror or error}; choose another path."
+        ) from None
     return out

@@ -28,6 +28,7 @@ EPSILON_LIMIT = 100.0
 RHO_LIMIT = 50.0
 PLAN_VERSION = 1
 MAX_CELLS = 50_000_000  # a release this large is a mistake in the plan, not a census
+CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it rounding breaks
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,11 @@ class Postprocess:
     def __post_init__(self) -> None:
         lower, upper = self.clamp
         for bound in (lower, upper):
-            if bound is not None and not is_number(bound):
-                raise PlanError(f"postprocess.clamp bounds must be numbers or null, got {bound!r}.")
+            if bound is not None and not (is_number(bound) and abs(bound) <= CLAMP_LIMIT):
+                raise PlanError(
+                    "postprocess.clamp bounds must be null or finite numbers within "
+                    f"±{CLAMP_LIMIT:g}, got {bound!r}."
+                )
         if lower is not None and upper is not None and lower > upper:
             raise PlanError("postprocess.clamp: the lower bound exceeds the upper bound.")
 

@@ -179,9 +179,13 @@ def _table(raw: object, index: int, bag: _Collector) -> TableSpec | None:
     by = table.get("by", [])
     if isinstance(by, str):
         by = [by]
-    if not isinstance(by, list) or not all(isinstance(c, str) for c in by):
-        bag.problems.append(f"{where}: `by` must be a list of column names.")
+    if not isinstance(by, list) or not all(_is_name(c) for c in by):
+        bag.problems.append(
+            f"{where}: `by` must be a list of column names (quote names that look like "
+            "numbers, e.g. '2020')."
+        )
         return None
+    by = [str(c) for c in by]
     target_raw = bag.mapping(table.get("target"), f"{where} target")
     if target_raw is None:
         return None
@@ -206,6 +210,20 @@ def _table(raw: object, index: int, bag: _Collector) -> TableSpec | None:
     )
 
 
+def _is_name(value: object) -> bool:
+    """Column names are text; a whole number is taken as its text, as YAML keys are."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _unit_column(raw: object) -> Any:
+    """The unit id column's name as text (a whole number as its text); anything else is refused."""
+    if raw is None or isinstance(raw, str):
+        return raw
+    if _is_name(raw):
+        return str(raw)
+    raise PlanError(f"unit.column must be a column name, got {raw!r}.")
+
+
 def _clamp(raw: object) -> tuple[Any, Any]:
     if raw is None:
         return (None, None)
@@ -222,7 +240,7 @@ def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
         raise PlanError("The plan is empty or not a mapping; see the plan format in the README.")
     bag.keys(top, TOP_KEYS, "the plan")
     version = top.get("version", PLAN_VERSION)
-    if version != PLAN_VERSION:
+    if isinstance(version, bool) or version != PLAN_VERSION:
         bag.problems.append(f"Plan version {version!r} is not supported (supported: 1).")
 
     columns: list[Column] = []
@@ -267,7 +285,7 @@ def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
         unit = bag.build(
             lambda: Unit(
                 kind=unit_raw.get("kind", "row"),
-                column=unit_raw.get("column"),
+                column=_unit_column(unit_raw.get("column")),
                 max_rows=unit_raw.get("max_rows", 1),
             )
         )
@@ -375,20 +393,39 @@ def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = 
     """Parse plan text; a syntax error is a `PlanError` with the line it is on."""
     try:
         if fmt == "json":
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=_unique_keys)
         else:
             import yaml
 
             raw = yaml.load(text, Loader=_yaml_loader())  # a SafeLoader, see below
+    except PlanError:
+        raise
     except json.JSONDecodeError as error:
         message = f"The plan is not valid JSON: {error.msg} at line {error.lineno}."
         raise PlanError(message) from None
+    except RecursionError:
+        raise PlanError("The plan is nested too deeply to be a plan.") from None
     except Exception as error:  # yaml.YAMLError; imported lazily to keep start-up fast
         mark = getattr(error, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or "syntax error"
         raise PlanError(f"The plan is not valid YAML: {problem}{line}.") from None
     return parse_plan(raw, base_dir)
+
+
+def _duplicate_key(key: object) -> PlanError:
+    # A key given twice would silently keep the last value: e.g. a second, larger epsilon.
+    return PlanError(f"The plan gives the key {key!r} twice in one mapping; give each key once.")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """JSON objects with every key once."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _duplicate_key(key)
+        out[key] = value
+    return out
 
 
 @functools.cache
@@ -400,7 +437,14 @@ def _yaml_loader() -> Any:
     import yaml
 
     class PlanLoader(yaml.SafeLoader):
-        pass
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[object] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, str | int | float | bool) and key in seen:
+                    raise _duplicate_key(key)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
 
     exponent = re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
     PlanLoader.add_implicit_resolver("tag:yaml.org,2002:float", exponent, list("-+0123456789."))

@@ -364,10 +364,17 @@ def sample_plan_dict(data_file: str = "census_sample.csv") -> dict[str, Any]:
 
 
 def write_sample_plan(path: str | Path, data_file: str = "census_sample.csv") -> None:
-    """Write `sample_plan_dict(data_file)` as YAML: sections and columns as blocks."""
+    """Write `sample_plan_dict(data_file)` as YAML (sections and columns as blocks), or as
+    JSON when the path ends in .json."""
+    plan = sample_plan_dict(data_file)
+    if Path(path).suffix.lower() == ".json":
+        import json
+
+        Path(path).write_text(json.dumps(plan, indent=2) + "\n", encoding="utf-8")
+        return
     from dprelease.planyaml import plan_yaml
 
     header = (
         "# Release plan for the synthetic sample; written by dprelease.sample.write_sample_plan.\n"
     )
-    Path(path).write_text(header + plan_yaml(sample_plan_dict(data_file)), encoding="utf-8")
+    Path(path).write_text(header + plan_yaml(plan), encoding="utf-8")

@@ -20,6 +20,7 @@ from dprelease.errors import PlanError
 DomainValue = str | int | float
 DomainSource = Literal["plan", "data"]
 
+RESERVED_NAME = "count"  # the released tables' count column
 MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` label
 
 
@@ -56,8 +57,15 @@ class CategoricalColumn:
         where = f"Column '{self.name}'"
         if not self.domain:
             raise PlanError(f"{where} has an empty domain: list at least one value.")
-        if self.numeric_domain and not all(math.isfinite(float(v)) for v in self.domain):
-            raise PlanError(f"{where}: domain values must be finite numbers or text.")
+        if self.numeric_domain:
+            if not all(math.isfinite(float(v)) for v in self.domain):
+                raise PlanError(f"{where}: domain values must be finite numbers or text.")
+            values = [float(v) for v in self.domain]
+            if len(set(values)) != len(values):
+                raise PlanError(
+                    f"{where} has domain values that are equal as numbers (e.g. 1 and 1.0); "
+                    "a numeric domain is matched by value, so each number may appear once."
+                )
         seen: set[str] = set()
         duplicates = []
         for label in self.labels:
@@ -202,6 +210,11 @@ class Schema:
         names = [c.name for c in self.columns]
         if len(set(names)) != len(names):
             raise PlanError("Column names must be unique.")
+        if RESERVED_NAME in names:
+            raise PlanError(
+                f"A column may not be called '{RESERVED_NAME}': released tables use that name "
+                "for the counts; rename the column in the plan."
+            )
         self._check_hierarchy()
 
     def _check_hierarchy(self) -> None:

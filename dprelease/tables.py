@@ -17,6 +17,7 @@ from dprelease.errors import PlanError
 from dprelease.schema import Schema
 
 Neighbors = Literal["add_remove", "replace"]
+TARGET_LIMIT = 1e9  # a margin of error beyond a billion people asks for no accuracy at all
 TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -28,8 +29,7 @@ def check_budget_number(value: float, what: str, upper: float | None = None) -> 
         raise PlanError(f"{what} must be a finite number greater than 0, got {value!r}.")
     if upper is not None and value > upper:
         raise PlanError(
-            f"{what} = {value!r} is meaningless as a privacy guarantee; "
-            f"use a value up to {upper:g}."
+            f"{what} = {value!r} is too large to be meaningful; use a value up to {upper:g}."
         )
 
 
@@ -54,6 +54,8 @@ class Unit:
             raise PlanError(f"unit.kind must be 'row' or 'id', got {self.kind!r}.")
         if self.kind == "row" and (self.column is not None or self.max_rows != 1):
             raise PlanError("unit.kind 'row' takes no column or max_rows; use kind: id.")
+        if self.column is not None and not isinstance(self.column, str):
+            raise PlanError(f"unit.column must be a column name, got {self.column!r}.")
         if self.kind == "id" and not self.column:
             raise PlanError("unit.kind 'id' needs `column`: the column that identifies a unit.")
         if isinstance(self.max_rows, bool) or not isinstance(self.max_rows, int):
@@ -99,7 +101,7 @@ class Target:
             raise PlanError("A target gives exactly one of `moe` or `moe_table`.")
         value = self.moe if self.moe is not None else self.moe_table
         assert value is not None
-        check_budget_number(value, "target margin of error")
+        check_budget_number(value, "target margin of error", upper=TARGET_LIMIT)
 
 
 @dataclass(frozen=True)

@@ -226,3 +226,24 @@ def test_delta_advice_warns_when_delta_is_not_far_below_one_over_n():
     assert delta_advice(1e-10, 50_000) == ()
     assert delta_advice(None, 50_000) == ()
     assert "much smaller delta" in delta_advice(1e-3, 50_000)[0]
+
+
+def test_target_on_a_tail_boundary_agrees_with_opendp():
+    accuracy = pytest.importorskip("opendp.accuracy")
+    tables = [{"name": "ta", "by": ["sex"], "target": {"moe": 5}}]
+    allocation = allocate(
+        make_plan(tables, accounting="zcdp", epsilon=5.0, delta=1e-10, allocation="targets")
+    )
+    table = allocation.tables[0]
+    assert table.moe <= 5
+    assert accuracy.discrete_gaussian_scale_to_accuracy(table.noise.scale, 0.05) <= 5
+
+
+@pytest.mark.parametrize("accounting", ["zcdp", "pure", "approx"])
+def test_very_loose_targets_do_not_crash(accounting):
+    tables = [{"name": "t", "by": ["sex"], "target": {"moe": 1e9}}, {"name": "u", "by": []}]
+    delta = None if accounting == "pure" else 1e-9
+    allocation = allocate(
+        make_plan(tables, accounting=accounting, epsilon=1.0, delta=delta, allocation="targets")
+    )
+    assert allocation.tables[0].moe <= 1e9

@@ -129,7 +129,7 @@ def test_user_errors_are_one_line_and_exit_2(tmp_path, args, pattern):
         ("{accounting: pure, epsilon: 0}", "greater than 0"),
         ("{accounting: pure, epsilon: -1}", "greater than 0"),
         ("{accounting: pure, epsilon: .nan}", "finite"),
-        ("{accounting: pure, epsilon: 1e308}", "meaningless"),
+        ("{accounting: pure, epsilon: 1e308}", "too large to be meaningful"),
         ("{accounting: zcdp, epsilon: 1, delta: 0}", "strictly between 0 and 1"),
         ("{accounting: zcdp, epsilon: 1, delta: 1}", "strictly between 0 and 1"),
         ("{accounting: zcdp, epsilon: 1, delta: 1e-400}", "strictly between 0 and 1"),
@@ -170,3 +170,41 @@ def test_bad_data_files(tmp_path, content, name, pattern):
     result = run("release", str(plan), "--data", name, "--out", "r.zip", cwd=tmp_path)
     assert_user_error(result, pattern)
     assert not (tmp_path / "r.zip").exists()
+
+
+def test_sample_never_overwrites_and_checks_extensions(tmp_path):
+    existing = tmp_path / "s.csv"
+    existing.write_text("keep me")
+    assert_user_error(run("sample", "--rows", "10", "--out", str(existing)), "already exists")
+    assert existing.read_text() == "keep me"
+    assert_user_error(run("sample", "--rows", "10", "--out", str(tmp_path / "s.xlsx")), ".csv")
+    assert_user_error(
+        run("sample", "--rows", "10", "--out", str(tmp_path / "no" / "s.csv")), "does not exist"
+    )
+    result = run(
+        "sample",
+        "--rows",
+        "10",
+        "--out",
+        str(tmp_path / "n.csv"),
+        "--plan",
+        str(tmp_path / "p.txt"),
+    )
+    assert_user_error(result, ".yaml")
+    assert not (tmp_path / "n.csv").exists()  # nothing written when an argument is wrong
+    json_plan = tmp_path / "p.json"
+    assert (
+        run(
+            "sample", "--rows", "50", "--out", str(tmp_path / "j.csv"), "--plan", str(json_plan)
+        ).returncode
+        == 0
+    )
+    assert run("plan", str(json_plan)).returncode == 0
+
+
+def test_an_unwritable_output_is_a_user_error(tmp_path):
+    assert_user_error(run("release", str(SAMPLE_PLAN), "--out", "/proc/dprelease.zip"), "")
+    assert_user_error(
+        run("release", str(SAMPLE_PLAN), "--data", str(tmp_path), "--out", "r.zip", cwd=tmp_path),
+        "is a folder",
+    )

@@ -54,7 +54,7 @@ def test_bins_shorthand_and_domain_range():
         (lambda r: r["columns"]["age"].update(bins=[0, 18, 18, 30]), "strictly increasing"),
         (lambda r: r["budget"].update(epsilon=0), "greater than 0"),
         (lambda r: r["budget"].update(epsilon=float("nan")), "finite"),
-        (lambda r: r["budget"].update(epsilon=1e308), "meaningless"),
+        (lambda r: r["budget"].update(epsilon=1e308), "too large to be meaningful"),
         (lambda r: r["budget"].update(epsilon="one"), "must be a number"),
         (lambda r: r["budget"].update(delta=1.0), "strictly between 0 and 1"),
         (lambda r: r["budget"].update(delta=0), "strictly between 0 and 1"),
@@ -120,3 +120,43 @@ def test_syntax_errors_name_the_line(tmp_path):
 def test_dumped_json_is_the_plan_format():
     text = dumps_plan(parse_plan(plan_dict()), "json")
     assert json.loads(text)["budget"]["accounting"] == "zcdp"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (lambda r: r.update(postprocess={"clamp": [float("nan"), None]}), "finite numbers"),
+        (lambda r: r.update(postprocess={"clamp": [0, float("inf")]}), "finite numbers"),
+        (lambda r: r.update(postprocess={"clamp": [1e20, None]}), "finite numbers"),
+        (lambda r: r["tables"][0].update(target={"moe": 1e308}), "too large"),
+        (lambda r: r["columns"]["sex"].update(domain=[1, 1.0]), "equal as numbers"),
+        (lambda r: r["columns"].update(count={"domain": ["a"]}), "may not be called 'count'"),
+        (lambda r: r.update(unit={"kind": "id", "column": [1], "max_rows": 2}), "unit.column"),
+        (lambda r: r.update(version=True), "version"),
+    ],
+)
+def test_problems_found_in_review(mutate, expected):
+    raw = plan_dict()
+    mutate(raw)
+    assert any(__import__("re").search(expected, p) for p in problems_of(raw)), problems_of(raw)
+
+
+def test_numbers_as_column_names_are_taken_as_text():
+    raw = plan_dict()
+    raw["columns"]["2020"] = raw["columns"].pop("sex")
+    raw["tables"] = [{"name": "t", "by": [2020]}]
+    raw["unit"] = {"kind": "id", "column": 17, "max_rows": 2}
+    plan = parse_plan(raw)
+    assert plan.tables[0].by == ("2020",) and plan.unit.column == "17"
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [
+        ("budget: {accounting: pure, epsilon: 1, epsilon: 50}", "yaml"),
+        ('{"budget": {"accounting": "pure", "epsilon": 1, "epsilon": 50}}', "json"),
+    ],
+)
+def test_a_key_given_twice_is_refused(text, fmt):
+    with pytest.raises(PlanError, match="'epsilon' twice"):
+        loads_plan(text, fmt)
