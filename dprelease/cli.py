@@ -192,17 +192,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _new_file(path: str, suffixes: tuple[str, ...], what: str) -> Path:
     """A file to create: right extension, folder exists, nothing there yet (never overwrite)."""
     from dprelease.errors import ReleaseError
+    from dprelease.export import check_output_path
 
-    out = Path(path)
-    if out.suffix.lower() not in suffixes:
-        raise ReleaseError(f"The {what} file '{out}' must end in {' or '.join(suffixes)}.")
-    if out.exists():
-        raise ReleaseError(
-            f"'{out}' already exists; choose a new path (files are not overwritten)."
-        )
-    if not out.parent.is_dir():
-        raise ReleaseError(f"The folder '{out.parent}' does not exist; create it first.")
-    return out
+    if Path(path).suffix.lower() not in suffixes:
+        raise ReleaseError(f"The {what} file '{path}' must end in {' or '.join(suffixes)}.")
+    return check_output_path(path)
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:

@@ -136,11 +136,11 @@ def release_zip(release: Release) -> bytes:
 
 
 def check_output_path(out: str | Path) -> Path:
-    """A release goes to a new path in an existing folder; checked before any noise is drawn."""
+    """A new path in an existing folder (a release, or any file we write): never overwrite."""
     out = Path(out)
     if out.exists():
         raise ReleaseError(
-            f"'{out}' already exists; choose a new path (a release is never overwritten)."
+            f"'{out}' already exists; choose a new path (nothing is ever overwritten)."
         )
     if not out.parent.is_dir():
         raise ReleaseError(f"The folder '{out.parent}' does not exist; create it first.")
