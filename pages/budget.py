@@ -1,0 +1,121 @@
+"""Budget: how much privacy to spend, how it is composed and split, and what it buys."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from dprelease.allocation import allocate, delta_advice
+from dprelease.errors import DPReleaseError
+from dprelease.planfile import parse_plan
+from dprelease.planyaml import plan_yaml
+from dprelease.tradeoffs import (
+    compare_accountants,
+    compare_scenarios,
+    epsilon_delta_curve,
+    moe_curves,
+    typical_cell_advice,
+)
+from ui import charts
+from ui.budget_inputs import budget_inputs
+from ui.budget_table import budget_table
+from ui.state import current_allocation, workspace
+
+ws = workspace()
+st.title("3 · Budget")
+st.write(
+    "ε (epsilon) bounds how much any one person's data can change what is published: smaller "
+    "is more private and noisier. Nothing here touches the data: the noise and margins of "
+    "error follow from the plan alone."
+)
+
+budget_inputs(ws)
+plan, allocation, problem = current_allocation(ws)
+if problem:
+    st.error(problem)
+if plan is None or allocation is None:
+    st.stop()
+
+parsed_rows = ws.table.num_rows if ws.table is not None else None
+for note in allocation.advice:
+    st.warning(note)
+if parsed_rows:
+    for note in delta_advice(plan.budget.delta, parsed_rows):
+        st.warning(note + " (This advice uses your data's row count; it is not published.)")
+    for note in typical_cell_advice(allocation, parsed_rows):
+        st.warning(note)
+
+total = allocation.total
+summary = f"The whole release is **ε = {total.epsilon:.4g}**"
+if total.delta:
+    summary += f" at **δ = {total.delta:.1e}**"
+if total.rho is not None:
+    summary += f" (ρ = {total.rho:.4g} under zCDP)"
+st.markdown(summary + f", composed by {total.composition} composition.")
+budget_table(ws, plan, allocation)
+
+# --- charts ---------------------------------------------------------------------------------
+memo_key = plan_yaml(ws.plan)
+split_tab, curve_tab, accountant_tab, scenario_tab = st.tabs(
+    ["Budget split", "Margin of error vs ε", "Accountants", "Scenarios"]
+)
+with split_tab:
+    st.plotly_chart(charts.budget_split(allocation), key="split_chart")
+with curve_tab:
+    curve = ws.memo.get(("curve", memo_key))
+    if curve is None:
+        with st.spinner("Re-allocating the plan across budgets…"):
+            curve = moe_curves(plan)
+        ws.memo = {k: v for k, v in ws.memo.items() if not isinstance(k, tuple)}
+        ws.memo[("curve", memo_key)] = curve
+    st.plotly_chart(charts.moe_against_budget(curve), key="curve_chart")
+    st.caption(
+        "Each line is one table; the dashed line marks your budget. Doubling ε roughly "
+        "halves the margin of error under pure accounting."
+    )
+with accountant_tab:
+    delta = plan.budget.delta or 1e-10
+    bounds = compare_accountants(allocation, delta)
+    st.plotly_chart(charts.accountants(bounds, plan.budget.accounting), key="accountant_chart")
+    st.dataframe(
+        [{"accountant": b.accountant, "ε": b.epsilon, "δ": b.delta, "how": b.note} for b in bounds],
+        key="accountant_table",
+        hide_index=True,
+    )
+    if total.rho is not None:
+        deltas = np.geomspace(1e-15, 1e-3, 40)
+        st.plotly_chart(
+            charts.epsilon_delta(deltas, epsilon_delta_curve(total.rho, deltas), delta),
+            key="eps_delta_chart",
+        )
+with scenario_tab:
+    st.write(
+        "Save the current settings as a scenario, change something (a weight, the "
+        "accounting, ε) and compare. Loading a scenario restores its plan."
+    )
+    name_col, save_col = st.columns([3, 1])
+    label = name_col.text_input(
+        "Scenario name", value=f"scenario {len(ws.scenarios) + 1}", key="scenario_name"
+    )
+    if save_col.button("Save scenario", key="save_scenario"):
+        ws.scenarios[label.strip() or f"scenario {len(ws.scenarios) + 1}"] = ws.plan
+        st.rerun()
+    if ws.scenarios:
+        allocations = {}
+        for name, saved in ws.scenarios.items():
+            try:
+                allocations[name] = allocate(parse_plan(saved))
+            except DPReleaseError as error:
+                st.warning(f"Scenario '{name}' no longer allocates: {error}")
+        allocations["current"] = allocation
+        comparison = compare_scenarios(allocations)
+        st.dataframe(comparison, key="scenario_table", hide_index=True)
+        st.plotly_chart(charts.scenarios(comparison, list(allocations)), key="scenario_chart")
+        pick_col, load_col, drop_col = st.columns([2, 1, 1])
+        picked = pick_col.selectbox("Scenario", list(ws.scenarios), key="scenario_pick")
+        if load_col.button("Load it", key="load_scenario"):
+            ws.plan = ws.scenarios[picked]
+            st.rerun()
+        if drop_col.button("Delete it", key="drop_scenario"):
+            ws.scenarios.pop(picked, None)
+            st.rerun()

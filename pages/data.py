@@ -1,0 +1,158 @@
+"""Data: choose the data set, declare each column's public domain, the privacy unit, and
+load or save the whole plan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import streamlit as st
+
+from dprelease.coverage import domain_coverage
+from dprelease.errors import DPReleaseError
+from dprelease.plan_edit import empty_plan, ignore_column, set_unit
+from dprelease.planfile import loads_plan, plan_format, plan_to_dict
+from dprelease.planyaml import plan_yaml
+from dprelease.reading import read_data
+from ui.column_editor import column_editor
+from ui.state import Upload, parsed_table, reset_to_sample, workspace
+
+ws = workspace()
+st.title("1 · Data")
+st.write(
+    "Pick the confidential data set and declare, for each column you want to publish, its "
+    "**public domain**: the list of values (or bins) every released table will have a cell "
+    "for, whatever the data hold. Domains come from you, not from the data, so that the "
+    "release does not reveal which values occur."
+)
+
+# --- the data set ---------------------------------------------------------------------------
+left, right = st.columns([3, 1])
+with left:
+    uploaded = st.file_uploader(
+        "Upload a data file (CSV, Parquet or Excel)",
+        type=["csv", "tsv", "txt", "parquet", "xlsx"],
+        key="data_upload",
+        help="Checked against the upload limit before it is read. It stays in this browser "
+        "session only.",
+    )
+with right:
+    st.write("")
+    if st.button("Use the bundled sample", key="use_sample", disabled=ws.upload.is_sample):
+        reset_to_sample()
+        st.rerun()
+
+if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
+    ws.memo["upload_id"] = uploaded.file_id
+    data = uploaded.getvalue()
+    try:
+        table = read_data(data, filename=uploaded.name)
+    except DPReleaseError as error:
+        st.error(f"{error} The previous data set is still loaded.")
+    else:
+        ws.upload = Upload.of(uploaded.name, data)
+        ws.table = table
+        ws.preview = None
+        ws.new_attempt()
+        if all(name not in table.column_names for name in ws.plan.get("columns", {})):
+            ws.plan = empty_plan(ws.plan.get("budget", {}).get("epsilon") or 1.0)
+        st.success(f"Loaded {uploaded.name}: {table.num_columns} columns.")
+
+try:
+    table = parsed_table(ws)
+except DPReleaseError as error:
+    st.error(str(error))
+    st.stop()
+
+source = "the bundled synthetic sample" if ws.upload.is_sample else "your upload"
+st.caption(f"Data: **{ws.upload.name}** ({source}), {table.num_columns} columns.")
+with st.expander("First rows — confidential, shown to you only", expanded=False):
+    st.dataframe(table.slice(0, 10).to_pandas(), key="first_rows", hide_index=True)
+
+# --- the plan file --------------------------------------------------------------------------
+st.subheader("Plan file")
+st.write("Load a plan saved earlier (or made for the command line), or save this one.")
+load_col, yaml_col, json_col = st.columns([2, 1, 1])
+with load_col:
+    plan_file = st.file_uploader(
+        "Load a plan (YAML or JSON)", type=["yaml", "yml", "json"], key="plan_upload"
+    )
+if plan_file is not None and ws.memo.get("plan_id") != plan_file.file_id:
+    ws.memo["plan_id"] = plan_file.file_id
+    try:
+        text = plan_file.getvalue().decode("utf-8-sig")
+        loaded = plan_to_dict(loads_plan(text, plan_format(Path(plan_file.name))))
+    except UnicodeDecodeError:
+        st.error("The plan file is not UTF-8 text; save it as UTF-8. Your plan is unchanged.")
+    except DPReleaseError as error:
+        st.error(f"{error} Your plan is unchanged.")
+    else:
+        loaded.pop("data", None)
+        ws.plan = loaded
+        st.success(f"Loaded the plan from {plan_file.name}.")
+yaml_col.download_button(
+    "Save plan (YAML)",
+    plan_yaml(ws.plan),
+    file_name="plan.yaml",
+    key="save_yaml",
+    mime="application/yaml",
+)
+json_col.download_button(
+    "Save plan (JSON)",
+    json.dumps(ws.plan, indent=2, ensure_ascii=False) + "\n",
+    file_name="plan.json",
+    key="save_json",
+    mime="application/json",
+)
+
+# --- the privacy unit -----------------------------------------------------------------------
+st.subheader("Privacy unit")
+unit = ws.plan.get("unit", {"kind": "row"})
+by_id = st.radio(
+    "What does the guarantee protect?",
+    ["each row", "each person / household (an id column)"],
+    index=1 if unit.get("kind") == "id" else 0,
+    key="unit_kind",
+    horizontal=True,
+)
+if by_id.startswith("each row"):
+    if unit.get("kind") != "row":
+        ws.plan = set_unit(ws.plan, None)
+else:
+    names = table.column_names
+    current = unit.get("column")
+    id_col, cap_col = st.columns(2)
+    column = id_col.selectbox(
+        "Id column", names, index=names.index(current) if current in names else 0, key="unit_column"
+    )
+    max_rows = cap_col.number_input(
+        "At most this many rows per id (extra rows are dropped at random)",
+        min_value=1,
+        max_value=1000,
+        value=int(unit.get("max_rows", 1)),
+        key="unit_max_rows",
+    )
+    if (current, unit.get("max_rows")) != (column, max_rows):
+        ws.plan = set_unit(ws.plan, column, int(max_rows))
+
+# --- columns --------------------------------------------------------------------------------
+st.subheader("Columns and their public domains")
+declared = ws.plan.get("columns", {})
+try:
+    coverage = domain_coverage(table, ws.plan)
+except DPReleaseError as error:
+    coverage = {}
+    st.warning(f"Coverage is not shown until the declarations are valid: {error}")
+for name in [*table.column_names, *[n for n in declared if n not in table.column_names]]:
+    column_editor(ws, table, name, coverage.get(name))
+
+extra = [n for n in declared if n not in table.column_names]
+if extra:
+    st.warning(
+        f"The plan declares columns that are not in the data: {', '.join(extra)}. "
+        "Upload the matching data, or set them to ignore."
+    )
+    for name in extra:
+        if st.button(f"Remove '{name}' from the plan", key=f"drop_{name}"):
+            ws.plan = ignore_column(ws.plan, name)
+            st.rerun()

@@ -1,0 +1,103 @@
+"""Preview: for the data holder's eyes only — noisy against true, before and after
+post-processing. A preview is never exported; the release draws fresh noise."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dprelease.data import count, load_data
+from dprelease.errors import DPReleaseError
+from dprelease.metrics import error_metrics
+from dprelease.plan_edit import set_postprocess
+from dprelease.release import draw_preview
+from ui.preview_charts import table_chart
+from ui.state import current_allocation, workspace
+
+ws = workspace()
+st.title("4 · Preview")
+st.warning(
+    "**PREVIEW — confidential, for your eyes only.** It compares noisy tables with the true "
+    "ones, so nothing on this page can be downloaded. The release draws fresh noise.",
+    icon="🔒",
+)
+
+# --- post-processing switches (they are part of the plan) -----------------------------------
+post = ws.plan.get("postprocess", {})
+st.subheader("Post-processing")
+st.caption(
+    "Applied to the noisy counts in a fixed order; it reads only the noisy measurements, so "
+    "it costs no privacy."
+)
+switches = st.columns(4)
+consistent = switches[0].toggle(
+    "Consistent tables", value=bool(post.get("consistent", False)), key="pp_consistent",
+    help="Shared sub-tables agree and children add up to parents (weighted least squares).",
+)
+nonnegative = switches[1].toggle(
+    "No negative counts", value=bool(post.get("nonnegative", True)), key="pp_nonnegative"
+)
+integer = switches[2].toggle(
+    "Whole numbers", value=bool(post.get("integer", True)), key="pp_integer"
+)
+clamp_on = switches[3].toggle(
+    "Clamp to bounds", value=any(v is not None for v in post.get("clamp", [None, None])),
+    key="pp_clamp",
+)
+clamp = [None, None]
+if clamp_on:
+    low_col, high_col = st.columns(2)
+    lower, upper = (post.get("clamp") or [None, None]) + [None, None]
+    clamp = [
+        low_col.number_input("Lower bound", value=float(lower or 0.0), key="pp_lower"),
+        high_col.number_input("Upper bound", value=float(upper or 1e9), key="pp_upper"),
+    ]
+wanted = {"consistent": consistent, "nonnegative": nonnegative, "integer": integer, "clamp": clamp}
+if any(post.get(k) != v for k, v in wanted.items()):
+    ws.plan = set_postprocess(ws.plan, **wanted)
+
+plan, allocation, problem = current_allocation(ws)
+if problem:
+    st.error(problem)
+if plan is None or allocation is None:
+    st.stop()
+
+if st.button("Draw a preview", key="draw_preview", type="primary"):
+    try:
+        with st.spinner("Counting and adding preview noise…"):
+            encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+            ws.preview = draw_preview(plan, count(encoded, plan), allocation)
+    except DPReleaseError as error:
+        st.error(f"{error} Your plan and data are unchanged.")
+
+preview = ws.preview
+if preview is None:
+    st.info("Click **Draw a preview** to see what the tables would look like with noise.")
+    st.stop()
+if preview.plan != plan:
+    st.info("The plan changed since this preview was drawn; draw again to see the new one.")
+
+names = [t.name for t in preview.tables]
+chosen = st.selectbox("Table", names, key="preview_table")
+table = next(t for t in preview.tables if t.name == chosen)
+true_counts = preview.true_counts.counts[chosen]
+raw = error_metrics(true_counts, table.noisy_counts, table.budget.moe)
+done = error_metrics(true_counts, table.released_counts, table.budget.moe)
+st.dataframe(
+    [
+        {"": "noisy measurement", "MAE": raw.mae, "RMSE": raw.rmse, "largest error": raw.max_abs,
+         "cells off by more than the MoE": f"{raw.share_beyond_moe:.1%}"},
+        {"": "after post-processing", "MAE": done.mae, "RMSE": done.rmse,
+         "largest error": done.max_abs,
+         "cells off by more than the MoE": f"{done.share_beyond_moe:.1%}"},
+    ],
+    key="preview_metrics",
+    hide_index=True,
+)
+st.caption(
+    f"Margin of error per cell: ±{table.budget.moe:.3g} at {preview.allocation.confidence:.0%} "
+    "confidence, so about "
+    f"{1 - preview.allocation.confidence:.0%} of cells are expected beyond it. Steps applied: "
+    + (", ".join(preview.steps_applied) or "none")
+    + (f"; not available: {', '.join(preview.steps_skipped)}" if preview.steps_skipped else "")
+)
+st.plotly_chart(table_chart(preview, chosen), key="preview_chart")

@@ -1,0 +1,121 @@
+"""Tables: the histograms and multi-way marginals to release."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from dprelease.errors import DPReleaseError
+from dprelease.plan_edit import add_every_k_way, add_table
+from ui.state import current_plan, workspace
+from ui.table_editor import apply_table_edits
+
+ws = workspace()
+st.title("2 · Tables")
+st.write(
+    "Each table counts the rows in every combination of its columns' domain values: one "
+    "column gives a histogram, several give a marginal (a cross-tabulation), none gives the "
+    "total. Every table you add shares the budget, so more tables and more cells mean more "
+    "noise in each."
+)
+
+columns = list(ws.plan.get("columns", {}))
+if not columns:
+    st.info("No column has a domain yet: declare some on the Data page first.")
+    st.stop()
+
+
+def _change(new_plan: dict[str, object]) -> None:
+    ws.plan = new_plan
+    st.rerun()
+
+
+with st.form("add_table_form", clear_on_submit=True):
+    st.markdown("**Add a table**")
+    pick, name_col = st.columns([3, 1])
+    by = pick.multiselect("Columns (none = the total count)", columns, key="new_table_by")
+    name = name_col.text_input("Name (optional)", key="new_table_name")
+    if st.form_submit_button("Add table"):
+        try:
+            _change(add_table(ws.plan, by, name.strip() or None))
+        except DPReleaseError as error:
+            st.error(f"{error} The plan is unchanged.")
+
+with st.form("quick_add_form"):
+    st.markdown("**Quick add**")
+    chosen = st.multiselect(
+        "Columns", columns, default=columns[: min(4, len(columns))], key="quick_columns"
+    )
+    one, two = st.columns(2)
+    every_one = one.form_submit_button("Every 1-way table of these")
+    every_two = two.form_submit_button("Every 2-way table of these")
+    if every_one or every_two:
+        try:
+            _change(add_every_k_way(ws.plan, chosen, 1 if every_one else 2))
+        except DPReleaseError as error:
+            st.error(f"{error} The plan is unchanged.")
+
+tables = ws.plan.get("tables", [])
+if not tables:
+    st.info("No tables yet: add one above.")
+    st.stop()
+
+plan, problem = current_plan(ws)
+accounting = ws.plan.get("budget", {}).get("accounting", "zcdp")
+lock_unit = "rho" if accounting == "zcdp" else "epsilon"
+sizes = {
+    n: (len(c.get("domain", [])) if c.get("kind") != "numeric" else None)
+    for n, c in ws.plan.get("columns", {}).items()
+}
+if plan is not None:
+    sizes = {c.name: c.size for c in plan.schema.columns}
+
+
+def _cells(by: list[str]) -> float:
+    counts = [sizes.get(c) for c in by]
+    return math.prod(counts) if all(c is not None for c in counts) else math.nan  # type: ignore[arg-type]
+
+
+frame = pd.DataFrame(
+    [
+        {
+            "name": t.get("name", ""),
+            "columns": " × ".join(t.get("by", [])) or "(total)",
+            "cells": _cells(t.get("by", [])),
+            "weight": float(t.get("weight", 1)),
+            f"locked {lock_unit}": t.get(lock_unit),
+            "target MoE per cell": (t.get("target") or {}).get("moe"),
+            "target MoE whole table": (t.get("target") or {}).get("moe_table"),
+            "remove": False,
+        }
+        for t in tables
+    ]
+)
+st.markdown(f"**{len(tables)} tables, {int(frame['cells'].sum(skipna=True)):,} cells in all**")
+st.caption(
+    "Edit names, weights (used by weighted and optimal allocation), locked budgets and "
+    "accuracy targets (used by targets allocation), or tick remove; then apply."
+)
+edited = st.data_editor(
+    frame,
+    key="tables_editor",
+    hide_index=True,
+    disabled=["columns", "cells"],
+    column_config={
+        "cells": st.column_config.NumberColumn(format="%d"),
+        "weight": st.column_config.NumberColumn(min_value=0.0, step=0.5),
+        f"locked {lock_unit}": st.column_config.NumberColumn(min_value=0.0, format="%.6g"),
+        "target MoE per cell": st.column_config.NumberColumn(min_value=0.0),
+        "target MoE whole table": st.column_config.NumberColumn(min_value=0.0),
+    },
+    use_container_width=True,
+)
+if st.button("Apply changes", key="apply_tables", type="primary"):
+    try:
+        _change(apply_table_edits(ws.plan, edited.to_dict("records"), lock_unit))
+    except DPReleaseError as error:
+        st.error(f"{error} The plan is unchanged.")
+if problem:
+    st.error(problem)

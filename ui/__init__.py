@@ -1,0 +1,1 @@
+"""The only Streamlit-aware code besides `app.py` and `pages/`: session state, widgets, charts."""

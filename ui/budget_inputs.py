@@ -1,0 +1,160 @@
+"""The Budget page's inputs: total ε (log slider and exact box), δ, ρ, accounting, split,
+confidence. Each change is written into the plan at once; a bad value is refused with a
+one-line error and the plan keeps its last good value."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from dprelease.plan_edit import set_budget
+from ui.state import Workspace
+
+ACCOUNTINGS = {
+    "zcdp": "zCDP (Gaussian noise; tightest for many tables)",
+    "pure": "pure ε-DP (Laplace noise, δ = 0)",
+    "approx": "approximate (ε, δ) (Gaussian noise, basic composition)",
+    "advanced": "advanced composition (Laplace noise, (ε, δ))",
+}
+ALLOCATIONS = {
+    "equal": "equal: every table the same share",
+    "weighted": "weighted: shares follow table weights",
+    "optimal": "optimal: least weighted total variance",
+    "targets": "targets: just enough for each table's accuracy target",
+}
+_SLIDER = tuple(float(f"{v:.2g}") for v in np.geomspace(0.01, 20, 34))
+_ERROR = "budget_input_error"
+
+
+def _slider_options(value: float) -> list[float]:
+    return sorted({*_SLIDER, value})
+
+
+def _set(ws: Workspace, **changes: object) -> None:
+    ws.plan = set_budget(ws.plan, **changes)
+    ws.memo.pop(_ERROR, None)
+
+
+def _refuse(ws: Workspace, message: str) -> None:
+    ws.memo[_ERROR] = message
+
+
+def _number(text: str, what: str, allowed: str) -> float | None:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def budget_inputs(ws: Workspace) -> None:
+    budget = ws.plan.get("budget", {})
+    accounting = budget.get("accounting", "zcdp")
+    epsilon = budget.get("epsilon")
+    rho = budget.get("rho")
+
+    def on_accounting() -> None:
+        chosen = st.session_state["accounting"]
+        changes: dict[str, object] = {"accounting": chosen}
+        if chosen != "zcdp" and rho is not None:  # ρ is only for zCDP: carry on in ε
+            changes.update(rho=None, epsilon=epsilon or 1.0)
+        if chosen != "pure" and budget.get("delta") is None:
+            changes["delta"] = 1e-10
+        _set(ws, **changes)
+
+    top = st.columns(3)
+    top[0].selectbox(
+        "Accounting",
+        list(ACCOUNTINGS),
+        index=list(ACCOUNTINGS).index(accounting),
+        format_func=ACCOUNTINGS.__getitem__,
+        key="accounting",
+        on_change=on_accounting,
+        help="How the tables' costs add up to the total guarantee.",
+    )
+    top[1].selectbox(
+        "Allocation",
+        list(ALLOCATIONS),
+        index=list(ALLOCATIONS).index(budget.get("allocation", "equal")),
+        format_func=ALLOCATIONS.__getitem__,
+        key="allocation",
+        on_change=lambda: _set(ws, allocation=st.session_state["allocation"]),
+    )
+    top[2].slider(
+        "Confidence of the margins of error",
+        0.5,
+        0.99,
+        value=float(budget.get("confidence", 0.95)),
+        step=0.01,
+        key="confidence",
+        on_change=lambda: _set(ws, confidence=st.session_state["confidence"]),
+    )
+
+    use_rho = accounting == "zcdp" and st.toggle(
+        "Give the zCDP budget as ρ instead of ε",
+        value=rho is not None,
+        key="use_rho",
+        on_change=lambda: _set(
+            ws,
+            **(
+                {"rho": None, "epsilon": 1.0} if rho is not None else {"rho": 0.01, "epsilon": None}
+            ),
+        ),
+    )
+    row = st.columns([3, 1, 1])
+    if use_rho:
+
+        def on_rho() -> None:
+            value = _number(st.session_state["rho_box"], "rho", "")
+            if value is None or value <= 0:
+                _refuse(ws, "ρ must be a number greater than 0, e.g. 0.01.")
+            else:
+                _set(ws, rho=value, epsilon=None)
+
+        row[1].text_input("ρ (exact)", value=f"{rho:g}", key="rho_box", on_change=on_rho)
+    else:
+        current = float(epsilon or 1.0)
+
+        def on_slider() -> None:
+            value = st.session_state["epsilon_slider"]
+            st.session_state["epsilon_box"] = f"{value:g}"
+            _set(ws, epsilon=value)
+
+        def on_box() -> None:
+            value = _number(st.session_state["epsilon_box"], "epsilon", "")
+            if value is None or value <= 0:
+                _refuse(ws, "ε must be a number greater than 0 (e.g. 1); it is unchanged.")
+            elif value > 1e3:
+                _refuse(ws, "ε above 1000 gives no meaningful privacy; enter at most 1000.")
+            else:
+                _set(ws, epsilon=value)
+
+        row[0].select_slider(
+            "Total ε (log scale)",
+            options=_slider_options(current),
+            value=current,
+            key="epsilon_slider",
+            on_change=on_slider,
+            format_func=lambda v: f"{v:g}",
+        )
+        row[1].text_input("ε (exact)", value=f"{current:g}", key="epsilon_box", on_change=on_box)
+    if accounting != "pure":
+
+        def on_delta() -> None:
+            value = _number(st.session_state["delta_box"], "delta", "")
+            if value is None or not 0 < value < 1:
+                _refuse(ws, "δ must lie strictly between 0 and 1 (e.g. 1e-10); it is unchanged.")
+            else:
+                _set(ws, delta=value)
+
+        row[2].text_input(
+            "δ",
+            value=f"{budget.get('delta', 1e-10):g}",
+            key="delta_box",
+            on_change=on_delta,
+            help="The chance the guarantee fails outright; keep it far below 1 / rows.",
+        )
+    if ws.memo.get(_ERROR):
+        st.error(ws.memo[_ERROR])

@@ -1,0 +1,59 @@
+"""The Budget page's table: per-table budget, noise and margins of error, with lock toggles."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dprelease.allocation import Allocation
+from dprelease.plan import Plan
+from dprelease.plan_edit import update_table
+from ui.state import Workspace
+
+
+def budget_rows(allocation: Allocation) -> pd.DataFrame:
+    """One row per table, the same numbers as `dprelease plan` prints."""
+    confidence = f"{allocation.confidence:.0%}"
+    return pd.DataFrame(
+        [
+            {
+                "table": t.name,
+                "locked": t.spec.locked,
+                "columns": " × ".join(t.spec.by) or "(total)",
+                "cells": t.cells,
+                "mechanism": t.noise.mechanism,
+                "ε": t.epsilon,
+                "δ": t.delta,
+                "ρ": t.rho,
+                "noise std": t.noise.std,
+                f"MoE per cell ({confidence})": t.moe,
+                "MoE whole table": t.moe_table,
+            }
+            for t in allocation.tables
+        ]
+    )
+
+
+def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
+    frame = budget_rows(allocation)
+    edited = st.data_editor(
+        frame,
+        key=f"budget_table_{hash(tuple(frame['locked']))}",
+        hide_index=True,
+        disabled=[c for c in frame.columns if c != "locked"],
+        column_config={
+            "locked": st.column_config.CheckboxColumn(
+                help="Lock a table at its current budget; the others share the rest."
+            ),
+            "noise std": st.column_config.NumberColumn(format="%.3g"),
+        },
+        use_container_width=True,
+    )
+    unit = "rho" if plan.budget.accounting == "zcdp" else "epsilon"
+    for table, was, now in zip(allocation.tables, frame["locked"], edited["locked"], strict=True):
+        if bool(was) != bool(now):
+            value = getattr(table, unit) if now else None
+            ws.plan = update_table(
+                ws.plan, table.name, **{unit: value, "epsilon" if unit == "rho" else "rho": None}
+            )
+            st.rerun()

@@ -1,0 +1,233 @@
+"""The Data page's editor for one column: kind, public domain or bins, other label, parent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pyarrow as pa
+import streamlit as st
+
+from dprelease.data import ColumnReport
+from dprelease.errors import DPReleaseError
+from dprelease.plan_edit import (
+    bins_from_data,
+    check_column,
+    domain_from_data,
+    ignore_column,
+    parse_codebook,
+    parse_domain_text,
+    parse_edges,
+    set_categorical,
+    set_numeric,
+)
+from dprelease.reading import float_values
+from ui.state import Workspace
+
+KINDS = ("ignore", "categorical", "numeric")
+_LEAK_WARNING = (
+    "Taking the domain from the data reveals which values occur (a rare category shows that "
+    "someone has it). The release metadata will say the domain came from the data."
+)
+
+
+def _version(declaration: dict[str, Any] | None) -> str:
+    """Widget keys change with the declaration, so a loaded plan refreshes the inputs."""
+    text = json.dumps(declaration, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def _summary(declaration: dict[str, Any] | None) -> str:
+    if declaration is None:
+        return "not released"
+    if declaration.get("kind") == "numeric":
+        bins = declaration.get("bins")
+        count = len(bins) - 1 if isinstance(bins, list) else "equal-width"
+        return f"numeric, {count} bins"
+    size = len(declaration.get("domain", []))
+    parent = f", within {declaration['parent']}" if declaration.get("parent") else ""
+    source = ", domain from data" if declaration.get("domain_source") == "data" else ""
+    return f"categorical, {size} values{parent}{source}"
+
+
+def _coverage_line(report: ColumnReport | None) -> str | None:
+    if report is None or report.rows == 0:
+        return None
+    parts = [f"{report.rows_in_domain / report.rows:.1%} of rows in the domain"]
+    if report.rows_to_other:
+        parts.append(f"{report.rows_to_other:,} rows sent to the other label")
+    if report.rows_left_out:
+        parts.append(f"{report.rows_left_out:,} rows outside the domain (left out)")
+    if report.rows_clamped:
+        parts.append(f"{report.rows_clamped:,} values clamped into the end bins")
+    return "Confidential coverage: " + "; ".join(parts) + "."
+
+
+def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnReport | None) -> None:
+    declaration = ws.plan.get("columns", {}).get(name)
+    version = _version(declaration)
+    with st.expander(f"**{name}** — {_summary(declaration)}", expanded=False):
+        current = declaration.get("kind", "categorical") if declaration else "ignore"
+        kind = st.selectbox(
+            "Kind",
+            KINDS,
+            index=KINDS.index(current),
+            key=f"kind_{name}_{version}",
+            help="categorical: a list of values; numeric: bins; ignore: not released.",
+        )
+        line = _coverage_line(report)
+        if line:
+            st.caption(line)
+        if kind == "ignore":
+            if declaration is not None:
+                ws.plan = ignore_column(ws.plan, name)
+                st.rerun()
+            st.caption("Not released. Tables using it were removed.")
+            return
+        if kind == "categorical":
+            _categorical_form(ws, name, declaration if current == kind else None, version)
+        else:
+            _numeric_form(ws, name, declaration if current == kind else None, version)
+        if name in table.column_names:
+            _fill_from_data(ws, table, name, kind, version)
+
+
+def _apply(ws: Workspace, new_plan: dict[str, Any]) -> None:
+    ws.plan = new_plan
+    st.rerun()
+
+
+def _categorical_form(
+    ws: Workspace, name: str, declaration: dict[str, Any] | None, version: str
+) -> None:
+    declaration = declaration or {}
+    others = [
+        n for n, c in ws.plan.get("columns", {}).items() if n != name and c.get("kind") != "numeric"
+    ]
+    with st.form(key=f"cat_form_{name}_{version}"):
+        domain_text = st.text_area(
+            "Public domain: one value per line (order = order in the tables)",
+            "\n".join(str(v) for v in declaration.get("domain", [])),
+            key=f"domain_{name}_{version}",
+            height=150,
+        )
+        codebook = st.file_uploader(
+            "…or import a codebook CSV (first column = values; optional `parent` column)",
+            type=["csv"],
+            key=f"codebook_{name}_{version}",
+        )
+        other = st.text_input(
+            "'Other' label (values outside the domain are counted here; leave empty to "
+            "leave them out)",
+            str(declaration.get("other", "")),
+            key=f"other_{name}_{version}",
+        )
+        parent_options = ["(none)", *others]
+        parent_now = declaration.get("parent")
+        parent = st.selectbox(
+            "Hierarchy parent (e.g. county within state); the map comes from a codebook's "
+            "`parent` column",
+            parent_options,
+            index=parent_options.index(parent_now) if parent_now in parent_options else 0,
+            key=f"parent_{name}_{version}",
+        )
+        if not st.form_submit_button("Apply domain"):
+            return
+    try:
+        parent_map = declaration.get("parent_map")
+        if codebook is not None:
+            domain, codebook_parents = parse_codebook(codebook.getvalue())
+            parent_map = codebook_parents or parent_map
+        else:
+            domain = parse_domain_text(domain_text)
+        chosen_parent = None if parent == "(none)" else parent
+        if chosen_parent and not parent_map:
+            raise DPReleaseError(
+                f"Column '{name}': a parent needs a codebook with a `parent` column."
+            )
+        other_value = parse_domain_text(other)[0] if other.strip() else None
+        new_plan = set_categorical(
+            ws.plan,
+            name,
+            domain,
+            other=other_value,
+            parent=chosen_parent,
+            parent_map=parent_map if chosen_parent else None,
+        )
+        check_column(new_plan, name)
+    except DPReleaseError as error:
+        st.error(f"{error} Nothing was changed.")
+        return
+    _apply(ws, new_plan)
+
+
+def _numeric_form(
+    ws: Workspace, name: str, declaration: dict[str, Any] | None, version: str
+) -> None:
+    bins = (declaration or {}).get("bins")
+    ranged = isinstance(bins, dict)
+    with st.form(key=f"num_form_{name}_{version}"):
+        style = st.radio(
+            "Bins",
+            ["edges", "start / stop / width"],
+            index=1 if ranged else 0,
+            key=f"bin_style_{name}_{version}",
+            horizontal=True,
+        )
+        edges = st.text_input(
+            "Edges (each bin is [a, b); the last one includes its end)",
+            ", ".join(str(e) for e in bins) if isinstance(bins, list) else "",
+            key=f"edges_{name}_{version}",
+            placeholder="0, 18, 25, 35, 45, 55, 65, 120",
+        )
+        start_col, stop_col, width_col = st.columns(3)
+        preset = bins if isinstance(bins, dict) else {}
+        start = start_col.number_input(
+            "start", value=float(preset.get("start", 0)), key=f"start_{name}_{version}"
+        )
+        stop = stop_col.number_input(
+            "stop", value=float(preset.get("stop", 100)), key=f"stop_{name}_{version}"
+        )
+        width = width_col.number_input(
+            "width", value=float(preset.get("width", 10)), key=f"width_{name}_{version}"
+        )
+        if not st.form_submit_button("Apply bins"):
+            return
+    try:
+        new_bins: list[int | float] | dict[str, float] = (
+            parse_edges(edges)
+            if style == "edges"
+            else {"start": start, "stop": stop, "width": width}
+        )
+        new_plan = set_numeric(ws.plan, name, new_bins)
+        check_column(new_plan, name)
+    except DPReleaseError as error:
+        st.error(f"{error} Nothing was changed.")
+        return
+    _apply(ws, new_plan)
+
+
+def _fill_from_data(ws: Workspace, table: pa.Table, name: str, kind: str, version: str) -> None:
+    agree = st.checkbox(
+        "Fill the domain from the data (I understand this leaks which values occur)",
+        key=f"leak_ok_{name}_{version}",
+        help=_LEAK_WARNING,
+    )
+    if not agree:
+        return
+    st.warning(_LEAK_WARNING)
+    if not st.button("Fill from data", key=f"fill_{name}_{version}"):
+        return
+    try:
+        if kind == "categorical":
+            new_plan = set_categorical(
+                ws.plan, name, domain_from_data(table.column(name), name), from_data=True
+            )
+        else:
+            values = float_values(table.column(name), name)
+            new_plan = set_numeric(ws.plan, name, bins_from_data(values, name), from_data=True)
+    except DPReleaseError as error:
+        st.error(f"{error} Nothing was changed.")
+        return
+    _apply(ws, new_plan)

@@ -1,0 +1,49 @@
+"""The budget meter in the sidebar of every page: total, allocated, spent, left."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dprelease.errors import DPReleaseError
+from ui.state import current_allocation, ledger, workspace
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def budget_meter() -> None:
+    ws = workspace()
+    plan, allocation, _ = current_allocation(ws)
+    with st.sidebar:
+        st.markdown("### Privacy budget")
+        source = "bundled sample" if ws.upload.is_sample else "your upload"
+        st.caption(f"Data: **{ws.upload.name}** ({source})")
+        total = plan.budget.epsilon if plan is not None else None
+        allocated = allocation.total.epsilon if allocation is not None else None
+        try:
+            balance = ledger().balance(ws.upload.sha256)
+        except DPReleaseError as error:
+            st.error(str(error))
+            return
+        left = balance.left_epsilon
+        first, second = st.columns(2)
+        first.metric("Total ε (plan)", _fmt(total), help="The budget the plan asks for.")
+        second.metric(
+            "Allocated ε", _fmt(allocated), help="What the tables compose to under the accountant."
+        )
+        first.metric(
+            "Spent ε",
+            _fmt(balance.spent_epsilon),
+            help=f"Released from this data set so far ({balance.releases} release(s)).",
+        )
+        second.metric(
+            "Left ε",
+            "no cap" if left is None else _fmt(left),
+            help="Lifetime cap minus spent; set the cap on the Release page.",
+        )
+        if balance.cap_epsilon:
+            st.progress(
+                min(1.0, balance.spent_epsilon / balance.cap_epsilon),
+                text=f"{balance.spent_epsilon:.3g} of the lifetime cap {balance.cap_epsilon:.3g}",
+            )

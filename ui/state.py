@@ -1,0 +1,126 @@
+"""The typed workspace of one browser session, kept in `st.session_state` only.
+
+Private data (the uploaded bytes, the parsed table, previews with true counts) lives here and
+nowhere else: never in `st.cache_data` (shared by every user of the server), never in a
+module-level variable. The plan is kept as the plan file's mapping, so a half-finished plan
+survives every rerun and every error, and saving it gives the CLI's format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import streamlit as st
+
+from dprelease.allocation import Allocation, allocate
+from dprelease.errors import DPReleaseError
+from dprelease.ledger import Ledger, default_ledger_path
+from dprelease.plan import Plan
+from dprelease.plan_edit import PlanDict
+from dprelease.planfile import load_plan, parse_plan, plan_to_dict
+from dprelease.reading import read_data
+from dprelease.release import Preview
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
+SAMPLE_PLAN = ROOT / "data" / "census_sample.plan.yaml"
+_KEY = "workspace"
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The data set: CONFIDENTIAL bytes, the name that decides the format, and its SHA-256
+    (the key of the budget ledger)."""
+
+    name: str
+    data: bytes = field(repr=False)
+    sha256: str
+    is_sample: bool
+
+    @classmethod
+    def of(cls, name: str, data: bytes, is_sample: bool = False) -> Upload:
+        return cls(name, data, hashlib.sha256(data).hexdigest(), is_sample)
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    """A finished release: the zip the user downloads and the report shown in the page."""
+
+    release_id: str
+    zip_bytes: bytes = field(repr=False)
+    report_html: str = field(repr=False)
+    epsilon: float | None = None
+    delta: float | None = None
+
+
+@dataclass
+class Workspace:
+    plan: PlanDict
+    upload: Upload
+    table: pa.Table | None = field(default=None, repr=False)  # CONFIDENTIAL parsed upload
+    preview: Preview | None = field(default=None, repr=False)  # CONFIDENTIAL
+    release: ReleaseResult | None = None
+    attempt_id: str = field(default_factory=lambda: secrets.token_hex(16))
+    scenarios: dict[str, PlanDict] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)  # derived public numbers, by plan text
+
+    def new_attempt(self) -> None:
+        """A fresh id for the next release; the ledger charges each id at most once."""
+        self.attempt_id = secrets.token_hex(16)
+        self.release = None
+
+
+def _sample_workspace() -> Workspace:
+    plan = plan_to_dict(load_plan(SAMPLE_PLAN))
+    plan.pop("data", None)  # the data is whatever the Data page holds
+    upload = Upload.of(SAMPLE_DATA.name, SAMPLE_DATA.read_bytes(), is_sample=True)
+    return Workspace(plan=plan, upload=upload)
+
+
+def workspace() -> Workspace:
+    """This session's workspace, opened on the bundled sample the first time."""
+    if _KEY not in st.session_state:
+        st.session_state[_KEY] = _sample_workspace()
+    ws: Workspace = st.session_state[_KEY]
+    return ws
+
+
+def reset_to_sample() -> None:
+    st.session_state[_KEY] = _sample_workspace()
+
+
+def parsed_table(ws: Workspace) -> pa.Table:
+    """The upload parsed once per session (all columns as text) for the Data page."""
+    if ws.table is None:
+        ws.table = read_data(ws.upload.data, filename=ws.upload.name)
+    return ws.table
+
+
+def current_plan(ws: Workspace) -> tuple[Plan | None, str | None]:
+    """The workspace's plan, or the one-line-per-problem message of why it is not valid."""
+    try:
+        return parse_plan(ws.plan), None
+    except DPReleaseError as error:
+        return None, str(error)
+
+
+def current_allocation(ws: Workspace) -> tuple[Plan | None, Allocation | None, str | None]:
+    plan, problem = current_plan(ws)
+    if plan is None:
+        return None, None, problem
+    if not plan.tables:
+        return plan, None, "The plan has no tables yet: add some on the Tables page."
+    try:
+        return plan, allocate(plan), None
+    except DPReleaseError as error:
+        return plan, None, str(error)
+
+
+def ledger() -> Ledger:
+    """The budget ledger on disk (DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite)."""
+    return Ledger(default_ledger_path())
