@@ -44,5 +44,9 @@ class ReleaseError(DPReleaseError):
     """The release cannot be written (e.g. the output already exists)."""
 
 
+class LedgerError(DPReleaseError):
+    """The budget ledger cannot be used: not a ledger, damaged, unwritable or busy."""
+
+
 class InternalError(Exception):
     """A bug in dprelease: an invariant that should always hold did not."""
