@@ -30,7 +30,9 @@ st.caption(
 )
 switches = st.columns(4)
 consistent = switches[0].toggle(
-    "Consistent tables", value=bool(post.get("consistent", False)), key="pp_consistent",
+    "Consistent tables",
+    value=bool(post.get("consistent", False)),
+    key="pp_consistent",
     help="Shared sub-tables agree and children add up to parents (weighted least squares).",
 )
 nonnegative = switches[1].toggle(
@@ -40,17 +42,27 @@ integer = switches[2].toggle(
     "Whole numbers", value=bool(post.get("integer", True)), key="pp_integer"
 )
 clamp_on = switches[3].toggle(
-    "Clamp to bounds", value=any(v is not None for v in post.get("clamp", [None, None])),
+    "Clamp to bounds",
+    value=any(v is not None for v in post.get("clamp", [None, None])),
     key="pp_clamp",
 )
 clamp = [None, None]
 if clamp_on:
     low_col, high_col = st.columns(2)
-    lower, upper = (post.get("clamp") or [None, None]) + [None, None]
-    clamp = [
-        low_col.number_input("Lower bound", value=float(lower or 0.0), key="pp_lower"),
-        high_col.number_input("Upper bound", value=float(upper or 1e9), key="pp_upper"),
-    ]
+    lower, upper = [*(post.get("clamp") or []), None, None][:2]
+    texts = (
+        low_col.text_input(
+            "Lower bound (empty = none)", "" if lower is None else f"{lower:g}", key="pp_lower"
+        ),
+        high_col.text_input(
+            "Upper bound (empty = none)", "" if upper is None else f"{upper:g}", key="pp_upper"
+        ),
+    )
+    try:
+        clamp = [float(t) if t.strip() else None for t in texts]
+    except ValueError:
+        st.error("Clamp bounds must be numbers (or empty for no bound); they are unchanged.")
+        clamp = [lower, upper]
 wanted = {"consistent": consistent, "nonnegative": nonnegative, "integer": integer, "clamp": clamp}
 if any(post.get(k) != v for k, v in wanted.items()):
     ws.plan = set_postprocess(ws.plan, **wanted)
@@ -84,11 +96,20 @@ raw = error_metrics(true_counts, table.noisy_counts, table.budget.moe)
 done = error_metrics(true_counts, table.released_counts, table.budget.moe)
 st.dataframe(
     [
-        {"": "noisy measurement", "MAE": raw.mae, "RMSE": raw.rmse, "largest error": raw.max_abs,
-         "cells off by more than the MoE": f"{raw.share_beyond_moe:.1%}"},
-        {"": "after post-processing", "MAE": done.mae, "RMSE": done.rmse,
-         "largest error": done.max_abs,
-         "cells off by more than the MoE": f"{done.share_beyond_moe:.1%}"},
+        {
+            "": "noisy measurement",
+            "MAE": raw.mae,
+            "RMSE": raw.rmse,
+            "largest error": raw.max_abs,
+            "cells off by more than the MoE": f"{raw.share_beyond_moe:.1%}",
+        },
+        {
+            "": "after post-processing",
+            "MAE": done.mae,
+            "RMSE": done.rmse,
+            "largest error": done.max_abs,
+            "cells off by more than the MoE": f"{done.share_beyond_moe:.1%}",
+        },
     ],
     key="preview_metrics",
     hide_index=True,

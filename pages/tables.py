@@ -110,7 +110,7 @@ edited = st.data_editor(
         "target MoE per cell": st.column_config.NumberColumn(min_value=0.0),
         "target MoE whole table": st.column_config.NumberColumn(min_value=0.0),
     },
-    use_container_width=True,
+    width="stretch",
 )
 if st.button("Apply changes", key="apply_tables", type="primary"):
     try:

@@ -47,7 +47,7 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
             ),
             "noise std": st.column_config.NumberColumn(format="%.3g"),
         },
-        use_container_width=True,
+        width="stretch",
     )
     unit = "rho" if plan.budget.accounting == "zcdp" else "epsilon"
     for table, was, now in zip(allocation.tables, frame["locked"], edited["locked"], strict=True):
