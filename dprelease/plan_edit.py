@@ -310,5 +310,10 @@ def check_column(plan: PlanDict, name: str) -> None:
         chain[current] = columns[current]
         current = columns[current].get("parent")
     parse_plan(
-        {"version": PLAN_VERSION, "columns": chain, "budget": {"accounting": "pure", "epsilon": 1}}
+        {
+            "version": PLAN_VERSION,
+            "columns": chain,
+            "tables": [{"name": "probe", "by": [name]}],
+            "budget": {"accounting": "pure", "epsilon": 1},
+        }
     )

@@ -15,7 +15,7 @@ from dprelease.planfile import loads_plan, plan_format, plan_to_dict
 from dprelease.planyaml import plan_yaml
 from dprelease.reading import read_data
 from ui.column_editor import column_editor
-from ui.state import Upload, parsed_table, reset_to_sample, workspace
+from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace
 
 ws = workspace()
 st.title("1 · Data")
@@ -54,8 +54,9 @@ if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
         ws.table = table
         ws.preview = None
         ws.new_attempt()
-        if all(name not in table.column_names for name in ws.plan.get("columns", {})):
-            ws.plan = empty_plan(ws.plan.get("budget", {}).get("epsilon") or 1.0)
+        untouched_sample = ws.plan == sample_plan_dict()
+        if untouched_sample or not set(ws.plan.get("columns", {})) & set(table.column_names):
+            ws.plan = empty_plan()  # a new data set starts from a clean plan
         st.success(f"Loaded {uploaded.name}: {table.num_columns} columns.")
 
 try:

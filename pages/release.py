@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from dprelease.errors import DPReleaseError
 from dprelease.ledger import AlreadyChargedError
@@ -144,4 +143,5 @@ st.download_button(
 if st.button("Prepare another release", key="new_release"):
     ws.new_attempt()
     st.rerun()
-components.html(result.report_html, height=900, scrolling=True)
+with st.expander("The report (also in the zip as report.html)", expanded=True):
+    st.html(result.report_html)

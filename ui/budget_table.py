@@ -38,7 +38,7 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
     frame = budget_rows(allocation)
     edited = st.data_editor(
         frame,
-        key=f"budget_table_{hash(tuple(frame['locked']))}",
+        key="budget_table_" + "".join("1" if locked else "0" for locked in frame["locked"]),
         hide_index=True,
         disabled=[c for c in frame.columns if c != "locked"],
         column_config={

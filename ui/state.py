@@ -75,9 +75,14 @@ class Workspace:
         self.release = None
 
 
-def _sample_workspace() -> Workspace:
+def sample_plan_dict() -> PlanDict:
     plan = plan_to_dict(load_plan(SAMPLE_PLAN))
     plan.pop("data", None)  # the data is whatever the Data page holds
+    return plan
+
+
+def _sample_workspace() -> Workspace:
+    plan = sample_plan_dict()
     upload = Upload.of(SAMPLE_DATA.name, SAMPLE_DATA.read_bytes(), is_sample=True)
     return Workspace(plan=plan, upload=upload)
 
