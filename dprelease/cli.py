@@ -22,7 +22,9 @@ from dprelease.errors import DPReleaseError
 if TYPE_CHECKING:
     from dprelease.allocation import Allocation
     from dprelease.data import EncodedData
+    from dprelease.ledger import Ledger
     from dprelease.plan import Plan
+    from dprelease.release import Release
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +49,17 @@ def _parser() -> _Parser:
     release.add_argument("--data", help="data file (overrides the plan's `data`)")
     release.add_argument("--out", required=True, help="new directory, or a path ending in .zip")
     release.add_argument("--json", action="store_true", help="print the summary as JSON")
+    release.add_argument(
+        "--ledger",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="charge the release to this budget ledger (no PATH: $DPRELEASE_LEDGER, else "
+        "~/.dprelease/ledger.sqlite); the data file's SHA-256 picks its account",
+    )
+    release.add_argument(
+        "--cap", type=float, metavar="EPSILON", help="set this data set's lifetime ε cap first"
+    )
     validate = commands.add_parser("validate", help="check the plan and the data")
     validate.add_argument("plan", help="plan file (.yaml or .json)")
     validate.add_argument("--data", help="data file (overrides the plan's `data`)")
@@ -153,10 +166,16 @@ def _cmd_release(args: argparse.Namespace) -> int:
     source = _data_source(plan, args.data)
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
+    account = _ledger_account(args, source, allocation)  # a spent budget fails before reading
     encoded = load_data(source, plan)
-    release = draw_release(plan, count(encoded, plan), allocation)
-    write_release(release, out)
+    if account is None:
+        release = draw_release(plan, count(encoded, plan), allocation)
+        write_release(release, out)
+    else:
+        release = _charged_release(args, account, plan, encoded, allocation, out)
     _print_data_report(encoded, plan)  # after success, so that an error stays one line
+    if account is not None:
+        _print_balance(account, allocation.total.epsilon)
     if args.json:
         print(json.dumps(allocation.to_dict(), indent=2))
     else:
@@ -165,6 +184,79 @@ def _cmd_release(args: argparse.Namespace) -> int:
         for step in release.steps_skipped:
             print(f"note: post-processing step '{step}' is not available yet; skipped.")
     return 0
+
+
+def _ledger_account(
+    args: argparse.Namespace, source: Path, allocation: Allocation
+) -> tuple[Ledger, str] | None:
+    """With --ledger: the ledger and this data file's key, cap set and checked (no lock yet)."""
+    if args.ledger is None:
+        if args.cap is not None:
+            from dprelease.errors import BudgetError
+
+            raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
+        return None
+    from dprelease.ledger import Ledger, dataset_key_of_file, default_ledger_path
+
+    ledger = Ledger(args.ledger or default_ledger_path())
+    key = dataset_key_of_file(source)
+    if args.cap is not None:
+        ledger.set_cap(key, args.cap, ledger.balance(key).cap_delta)
+    ledger.check(key, allocation.total)
+    return ledger, key
+
+
+def _charged_release(
+    args: argparse.Namespace,
+    account: tuple[Ledger, str],
+    plan: Plan,
+    encoded: EncodedData,
+    allocation: Allocation,
+    out: Path,
+) -> Release:
+    """Draw and write the release inside the ledger's charge, then move it into place.
+
+    The charge commits only if the release was drawn and written (to a hidden staging folder
+    next to `out`); the rename comes after the commit. A crash between the two leaves a
+    release charged but not delivered: the safe direction.
+    """
+    import secrets
+    import shutil
+    import tempfile
+
+    from dprelease.data import count
+    from dprelease.export import check_output_path, write_release
+    from dprelease.release import draw_release
+
+    ledger, key = account
+    tables = [t.name for t in allocation.tables]
+    label = f"{Path(args.plan).name} ({allocation.accounting})"
+    release_id = secrets.token_hex(16)  # one per run: a rerun is a new release, charged anew
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".dprelease-"))
+    try:
+        with ledger.charge(key, release_id, allocation.total, label=label, tables=tables):
+            release = draw_release(plan, count(encoded, plan), allocation)
+            staged = write_release(release, staging / out.name)
+        staged.rename(check_output_path(out))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return release
+
+
+def _print_balance(account: tuple[Ledger, str], epsilon: float | None) -> None:
+    ledger, key = account
+    balance = ledger.balance(key)
+    cap = (
+        "no lifetime cap (set one with --cap)"
+        if balance.cap_epsilon is None
+        else f"lifetime cap {balance.cap_epsilon!r}, ε = {balance.left_epsilon!r} left"
+    )
+    # Full precision (repr), as in the ledger's own messages: a rounded "left" could overstate.
+    sys.stderr.write(
+        f"ledger: this release spent ε = {epsilon!r}; this data set has spent "
+        f"ε = {balance.spent_epsilon!r} over {balance.releases} release(s), {cap} "
+        f"({ledger.path})\n"
+    )
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
