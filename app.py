@@ -7,14 +7,14 @@ import streamlit as st
 
 from ui.sidebar import budget_meter
 
-st.set_page_config(page_title="dprelease", page_icon="🔒", layout="wide")
+st.set_page_config(page_title="dprelease", page_icon=":material/lock:", layout="wide")
 
 PAGES = [
-    st.Page("pages/data.py", title="1 · Data", icon="📄", default=True),
-    st.Page("pages/tables.py", title="2 · Tables", icon="🧮"),
-    st.Page("pages/budget.py", title="3 · Budget", icon="⚖️"),
-    st.Page("pages/preview.py", title="4 · Preview", icon="👁️"),
-    st.Page("pages/release.py", title="5 · Release", icon="📦"),
+    st.Page("pages/data.py", title="1 · Data", icon=":material/description:", default=True),
+    st.Page("pages/tables.py", title="2 · Tables", icon=":material/table_chart:"),
+    st.Page("pages/budget.py", title="3 · Budget", icon=":material/balance:"),
+    st.Page("pages/preview.py", title="4 · Preview", icon=":material/visibility:"),
+    st.Page("pages/release.py", title="5 · Release", icon=":material/inventory_2:"),
 ]
 page = st.navigation(PAGES)
 budget_meter()

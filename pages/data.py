@@ -57,8 +57,11 @@ if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
         untouched_sample = ws.plan == sample_plan_dict()
         if untouched_sample or not set(ws.plan.get("columns", {})) & set(table.column_names):
             ws.plan = empty_plan()  # a new data set starts from a clean plan
-        st.success(f"Loaded {uploaded.name}: {table.num_columns} columns.")
+        ws.memo["flash"] = f"Loaded {uploaded.name}: {table.num_columns} columns."
+        st.rerun()  # so the budget meter in the sidebar shows the new data set
 
+if "flash" in ws.memo:
+    st.success(ws.memo.pop("flash"))
 try:
     table = parsed_table(ws)
 except DPReleaseError as error:

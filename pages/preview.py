@@ -18,7 +18,7 @@ st.title("4 · Preview")
 st.warning(
     "**PREVIEW — confidential, for your eyes only.** It compares noisy tables with the true "
     "ones, so nothing on this page can be downloaded. The release draws fresh noise.",
-    icon="🔒",
+    icon=":material/lock:",
 )
 
 # --- post-processing switches (they are part of the plan) -----------------------------------

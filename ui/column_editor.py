@@ -67,13 +67,16 @@ def _coverage_line(report: ColumnReport | None) -> str | None:
 def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnReport | None) -> None:
     declaration = ws.plan.get("columns", {}).get(name)
     version = _version(declaration)
-    with st.expander(f"**{name}** — {_summary(declaration)}", expanded=False):
+    editing = ws.memo.get("editing_column") == name
+    with st.expander(f"**{name}** — {_summary(declaration)}", expanded=editing):
         current = declaration.get("kind", "categorical") if declaration else "ignore"
         kind = st.selectbox(
             "Kind",
             KINDS,
             index=KINDS.index(current),
             key=f"kind_{name}_{version}",
+            on_change=ws.memo.__setitem__,
+            args=("editing_column", name),  # keep this column open while it is edited
             help="categorical: a list of values; numeric: bins; ignore: not released.",
         )
         line = _coverage_line(report)
@@ -93,8 +96,9 @@ def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnRepor
             _fill_from_data(ws, table, name, kind, version)
 
 
-def _apply(ws: Workspace, new_plan: dict[str, Any]) -> None:
+def _apply(ws: Workspace, new_plan: dict[str, Any], name: str) -> None:
     ws.plan = new_plan
+    ws.memo["editing_column"] = name
     st.rerun()
 
 
@@ -159,7 +163,7 @@ def _categorical_form(
     except DPReleaseError as error:
         st.error(f"{error} Nothing was changed.")
         return
-    _apply(ws, new_plan)
+    _apply(ws, new_plan, name)
 
 
 def _numeric_form(
@@ -205,7 +209,7 @@ def _numeric_form(
     except DPReleaseError as error:
         st.error(f"{error} Nothing was changed.")
         return
-    _apply(ws, new_plan)
+    _apply(ws, new_plan, name)
 
 
 def _fill_from_data(ws: Workspace, table: pa.Table, name: str, kind: str, version: str) -> None:
@@ -230,4 +234,4 @@ def _fill_from_data(ws: Workspace, table: pa.Table, name: str, kind: str, versio
     except DPReleaseError as error:
         st.error(f"{error} Nothing was changed.")
         return
-    _apply(ws, new_plan)
+    _apply(ws, new_plan, name)

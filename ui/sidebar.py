@@ -14,12 +14,12 @@ def _fmt(value: float | None) -> str:
 
 def budget_meter() -> None:
     ws = workspace()
-    plan, allocation, _ = current_allocation(ws)
+    _, allocation, _ = current_allocation(ws)
     with st.sidebar:
         st.markdown("### Privacy budget")
         source = "bundled sample" if ws.upload.is_sample else "your upload"
         st.caption(f"Data: **{ws.upload.name}** ({source})")
-        total = plan.budget.epsilon if plan is not None else None
+        total = ws.plan.get("budget", {}).get("epsilon")  # shown even while the plan is unfinished
         allocated = allocation.total.epsilon if allocation is not None else None
         try:
             balance = ledger().balance(ws.upload.sha256)
