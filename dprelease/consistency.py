@@ -31,7 +31,7 @@ import numpy as np
 
 from dprelease.subtables import Workload, key_cells
 
-CG_RTOL = 1e-12
+CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
 ACTIVE_SET_ROUNDS = 100
 FEASIBLE_TOL = 1e-6
 RELEASE = True  # relative constraint residual above which fixed bounds are infeasible
@@ -77,8 +77,15 @@ def build_constraints(workload: Workload) -> Constraints:
     return Constraints(matrix, offsets)
 
 
-def _solve_multipliers(matrix: Any, variances: np.ndarray, rhs: np.ndarray, guess: Any) -> Any:
-    """λ with (C V Cᵀ) λ = rhs by Jacobi-preconditioned conjugate gradients."""
+def _solve_multipliers(
+    matrix: Any, variances: np.ndarray, rhs: np.ndarray, guess: Any, atol: float
+) -> Any:
+    """λ with (C V Cᵀ) λ = rhs by Jacobi-preconditioned conjugate gradients.
+
+    The residual rhs − C V Cᵀ λ is C x, the constraint error; it is driven below `atol`, an
+    absolute tolerance on the counts' scale: a relative one would chase the rounding dust of
+    an already consistent input into huge multipliers.
+    """
     from scipy import sparse
     from scipy.sparse.linalg import LinearOperator, cg
 
@@ -86,12 +93,12 @@ def _solve_multipliers(matrix: Any, variances: np.ndarray, rhs: np.ndarray, gues
     diagonal = schur.diagonal()
     inverse = np.where(diagonal > 0, 1.0 / np.where(diagonal > 0, diagonal, 1.0), 0.0)
     preconditioner = LinearOperator(schur.shape, matvec=lambda r: inverse * r)
-    scale = float(np.linalg.norm(rhs))
-    if scale == 0.0:
+    if float(np.linalg.norm(rhs)) <= atol:
         return np.zeros(schur.shape[0])
-    solution, _ = cg(
-        schur, rhs, x0=guess, rtol=CG_RTOL, atol=0.0, M=preconditioner, maxiter=20 * rhs.size
-    )
+    with np.errstate(all="ignore"):  # infeasible fixed bounds break down to NaN: caught later
+        solution, _ = cg(
+            schur, rhs, x0=guess, rtol=0.0, atol=atol, M=preconditioner, maxiter=20 * rhs.size
+        )
     return solution
 
 
@@ -109,7 +116,8 @@ def weighted_projection(
     if matrix.shape[0] == 0:
         return measured.copy(), np.zeros(0)
     residual = matrix @ measured
-    multipliers = _solve_multipliers(matrix, variances, residual, guess)
+    atol = CG_TOL * max(1.0, float(np.abs(measured).max(initial=0.0)))
+    multipliers = _solve_multipliers(matrix, variances, residual, guess, atol)
     estimate = measured - variances * (matrix.T @ multipliers)
     return estimate, multipliers
 
