@@ -15,7 +15,11 @@ Module map, in import order (each module imports only those above it):
 - reading      read CSV (any common delimiter and encoding), Parquet, Excel into a column table
 - data         map values onto domains, count() -> TrueCounts (confidential)
 - noise        OpenDP's secure samplers for releases; numpy samplers for previews only
-- postprocess  clamp, non-negativity, integer rounding (consistency: see its docstring)
+- subtables    which tables determine which sub-tables (hierarchy included); cell maps
+- consistency  weighted least squares under the shared-sum constraints; bounds by active set
+- rounding     controlled rounding that keeps the constraints (HiGHS MILP or sequential)
+- postprocess  the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
+- postprocess_accuracy   RMSE and bias before/after post-processing, by simulation
 - release      draw_release (secure) and draw_preview: where true counts meet noise
 - report, export   the release as metadata.json, CSV tables and an HTML report
 - ledger       lifetime spend per data set against a cap (SQLite); charged once or not at all

@@ -181,8 +181,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
     else:
         print(_summary_text(allocation), end="")
         print(f"release written to {out}")
+        print(f"post-processing: {', '.join(release.steps_applied) or 'none'}")
         for step in release.steps_skipped:
-            print(f"note: post-processing step '{step}' is not available yet; skipped.")
+            print(f"note: post-processing step '{step}' cannot hold with consistency; skipped.")
     return 0
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from dprelease import __version__
 from dprelease.errors import InternalError, ReleaseError
 from dprelease.plan import Plan
+from dprelease.postprocess import STEP_ORDER
 from dprelease.release import NoisyTable, Release
 from dprelease.report import report_html
 from dprelease.schema import CategoricalColumn
@@ -73,13 +74,17 @@ def release_metadata(release: Release) -> dict[str, Any]:
     for entry in meta["tables"]:
         entry["file"] = f"tables/{entry['name']}.csv"
         entry["measurement_file"] = f"measurements/{entry['name']}.csv"
+        accuracy = release.accuracy.get(entry["name"])
+        if accuracy is not None:
+            entry["accuracy"] = accuracy.to_dict()
     meta["postprocess"] = {
         "clamp": list(plan.postprocess.clamp),
         "nonnegative": plan.postprocess.nonnegative,
         "integer": plan.postprocess.integer,
         "consistent": plan.postprocess.consistent,
+        "step_order": list(STEP_ORDER),
         "steps_applied": list(release.steps_applied),
-        "steps_not_available": list(release.steps_skipped),
+        "steps_skipped": list(release.steps_skipped),
     }
     meta["unit"] = {"kind": plan.unit.kind, "max_rows": plan.unit.max_rows}
     if plan.unit.column is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,6 +20,11 @@ from dprelease.errors import InternalError
 from dprelease.noise import preview_noise, secure_noisy_counts
 from dprelease.plan import Plan
 from dprelease.postprocess import postprocess
+from dprelease.postprocess_accuracy import (
+    DEFAULT_SIMULATIONS,
+    TableAccuracy,
+    accuracy_after_postprocessing,
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class Release:
     steps_skipped: tuple[str, ...]
     created: str
     noise_source: str = "opendp"
+    # simulated from the measurements only (safe to publish); empty when not computed
+    accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.noise_source != "opendp":
@@ -65,6 +72,8 @@ class Preview:
     true_counts: TrueCounts
     steps_applied: tuple[str, ...]
     steps_skipped: tuple[str, ...]
+    # filled only when draw_preview is asked for simulations (it costs seconds)
+    accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -82,7 +91,7 @@ def _noisy_tables(
 ) -> tuple[tuple[NoisyTable, ...], tuple[str, ...], tuple[str, ...]]:
     _check_counts(plan, true_counts)
     noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
-    result = postprocess(noisy, plan.postprocess)
+    result = postprocess(plan, allocation, noisy)
     tables = tuple(
         NoisyTable(
             budget=t, noisy_counts=noisy[t.name], released_counts=result.released_counts[t.name]
@@ -92,10 +101,27 @@ def _noisy_tables(
     return tables, result.steps_applied, result.steps_skipped
 
 
+def _accuracy(
+    tables: tuple[NoisyTable, ...], plan: Plan, allocation: Allocation, simulations: int
+) -> dict[str, TableAccuracy]:
+    if simulations <= 0:
+        return {}
+    noisy = {t.name: t.noisy_counts for t in tables}
+    return accuracy_after_postprocessing(plan, allocation, noisy, simulations=simulations)
+
+
 def draw_release(
-    plan: Plan, true_counts: TrueCounts, allocation: Allocation | None = None
+    plan: Plan,
+    true_counts: TrueCounts,
+    allocation: Allocation | None = None,
+    *,
+    simulations: int = DEFAULT_SIMULATIONS,
 ) -> Release:
-    """Draw the release: fresh secure noise for every table, then post-processing."""
+    """Draw the release: fresh secure noise for every table, then post-processing.
+
+    `simulations` (0 to skip) estimates the accuracy after post-processing from the noisy
+    measurements only (see `dprelease.postprocess_accuracy`).
+    """
     allocation = allocation or allocate(plan)
 
     def secure(counts: np.ndarray, table: TableBudget) -> np.ndarray:
@@ -104,7 +130,8 @@ def draw_release(
 
     tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, secure)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    return Release(plan, allocation, tables, applied, skipped, created)
+    accuracy = _accuracy(tables, plan, allocation, simulations)
+    return Release(plan, allocation, tables, applied, skipped, created, accuracy=accuracy)
 
 
 def draw_preview(
@@ -112,8 +139,13 @@ def draw_preview(
     true_counts: TrueCounts,
     allocation: Allocation | None = None,
     rng: np.random.Generator | None = None,
+    *,
+    simulations: int = 0,
 ) -> Preview:
-    """A fast preview with numpy's sampler, for the data holder only."""
+    """A fast preview with numpy's sampler, for the data holder only.
+
+    With `simulations` > 0 it also estimates the accuracy after post-processing (seconds).
+    """
     allocation = allocation or allocate(plan)
     generator = rng or np.random.default_rng()
 
@@ -122,4 +154,5 @@ def draw_preview(
         return noisy
 
     tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, fast)
-    return Preview(plan, allocation, tables, true_counts, applied, skipped)
+    accuracy = _accuracy(tables, plan, allocation, simulations)
+    return Preview(plan, allocation, tables, true_counts, applied, skipped, accuracy)

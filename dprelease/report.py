@@ -68,15 +68,38 @@ def _budget_rows(release: Release) -> str:
     return "\n".join(rows)
 
 
+def _accuracy_section(release: Release) -> str:
+    if not release.accuracy:
+        return ""
+    rows = []
+    for name, acc in release.accuracy.items():
+        rows.append(
+            f"<tr><td>{escape(name)}</td><td>{_fmt(acc.rmse_raw)}</td>"
+            f"<td>{_fmt(acc.rmse_postprocessed)}</td><td>{_fmt(acc.bias_raw, 2)}</td>"
+            f"<td>{_fmt(acc.bias_postprocessed, 2)}</td><td>{acc.simulations}</td></tr>"
+        )
+    return f"""<h2>Accuracy after post-processing</h2>
+<p>Estimated by simulation from the released measurements only: fresh noise with each table's
+known distribution is added to a consistent, non-negative estimate built from the measurements,
+the same post-processing is run, and the errors per cell are averaged. RMSE is the typical
+error of one cell; bias is the mean error (positive: counts too high on average).
+Consistency lowers the error by pooling tables; non-negativity raises small cells a little.</p>
+<table><thead><tr><th>table</th><th>RMSE raw</th><th>RMSE post-processed</th><th>bias raw</th>
+<th>bias post-processed</th><th>simulations</th></tr></thead><tbody>
+{chr(10).join(rows)}
+</tbody></table>"""
+
+
 def report_html(release: Release) -> str:
     """The report page for a release."""
     allocation = release.allocation
     confidence = f"{allocation.confidence:.0%}"
     steps = ", ".join(release.steps_applied) or "none"
     skipped = (
-        "<p>Requested but not available in this version: "
+        "<p>Requested but not applied: "
         f"{escape(', '.join(release.steps_skipped))}"
-        " (the tables were released without it).</p>"
+        " (its bounds cannot hold in every cell of consistent tables; the tables were released"
+        " consistent and non-negative without it).</p>"
         if release.steps_skipped
         else ""
     )
@@ -121,5 +144,6 @@ for all cells of the table at once. They describe the noise in the raw measureme
 <p>Steps applied, in order: {escape(steps)}. Post-processing reads only the noisy
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
 {skipped}
+{_accuracy_section(release)}
 </body></html>
 """
