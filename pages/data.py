@@ -71,7 +71,7 @@ except DPReleaseError as error:
 source = "the bundled synthetic sample" if ws.upload.is_sample else "your upload"
 st.caption(f"Data: **{ws.upload.name}** ({source}), {table.num_columns} columns.")
 with st.expander("First rows — confidential, shown to you only", expanded=False):
-    st.dataframe(table.slice(0, 10).to_pandas(), key="first_rows", hide_index=True)
+    st.table(table.slice(0, 10).to_pandas())  # static: nothing confidential to download
 
 # --- the plan file --------------------------------------------------------------------------
 st.subheader("Plan file")

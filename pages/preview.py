@@ -13,6 +13,7 @@ from dprelease.release import draw_preview
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, workspace
 
+PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
 ws = workspace()
 st.title("4 · Preview")
 st.warning(
@@ -77,7 +78,9 @@ if st.button("Draw a preview", key="draw_preview", type="primary"):
     try:
         with st.spinner("Counting and adding preview noise…"):
             encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
-            ws.preview = draw_preview(plan, count(encoded, plan), allocation)
+            ws.preview = draw_preview(
+                plan, count(encoded, plan), allocation, simulations=PREVIEW_SIMULATIONS
+            )
     except DPReleaseError as error:
         st.error(f"{error} Your plan and data are unchanged.")
 
@@ -94,7 +97,7 @@ table = next(t for t in preview.tables if t.name == chosen)
 true_counts = preview.true_counts.counts[chosen]
 raw = error_metrics(true_counts, table.noisy_counts, table.budget.moe)
 done = error_metrics(true_counts, table.released_counts, table.budget.moe)
-st.dataframe(
+st.table(  # a static table: no download button on a preview
     [
         {
             "": "noisy measurement",
@@ -111,8 +114,6 @@ st.dataframe(
             "cells off by more than the MoE": f"{done.share_beyond_moe:.1%}",
         },
     ],
-    key="preview_metrics",
-    hide_index=True,
 )
 st.caption(
     f"Margin of error per cell: ±{table.budget.moe:.3g} at {preview.allocation.confidence:.0%} "
@@ -121,4 +122,29 @@ st.caption(
     + (", ".join(preview.steps_applied) or "none")
     + (f"; not available: {', '.join(preview.steps_skipped)}" if preview.steps_skipped else "")
 )
-st.plotly_chart(table_chart(preview, chosen), key="preview_chart")
+accuracy = preview.accuracy.get(chosen)
+if accuracy is not None:
+    st.markdown(
+        "**Expected accuracy, simulated from the noisy measurements only** (this is "
+        "what the release's report and metadata publish, so it is safe to share)"
+    )
+    st.table(
+        [
+            {
+                "": "noisy measurement",
+                "RMSE per cell": accuracy.rmse_raw,
+                "bias per cell": accuracy.bias_raw,
+            },
+            {
+                "": "after post-processing",
+                "RMSE per cell": accuracy.rmse_postprocessed,
+                "bias per cell": accuracy.bias_postprocessed,
+            },
+        ]
+    )
+    st.caption(
+        f"{accuracy.simulations} simulated releases. Consistency lowers the error; "
+        "non-negativity adds a small upward bias on small cells."
+    )
+# No mode bar: its "download as PNG" would let a picture of true counts leave the tool.
+st.plotly_chart(table_chart(preview, chosen), key="preview_chart", config={"displayModeBar": False})

@@ -59,6 +59,7 @@ if entries:
         ),
         key="ledger_table",
         hide_index=True,
+        column_config={"δ": st.column_config.NumberColumn(format="%.1e")},
     )
 else:
     st.caption("No release from this data set yet.")

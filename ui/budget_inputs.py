@@ -41,7 +41,7 @@ def _refuse(ws: Workspace, message: str) -> None:
     ws.memo[_ERROR] = message
 
 
-def _number(text: str, what: str, allowed: str) -> float | None:
+def _number(text: str) -> float | None:
     try:
         value = float(text.strip())
     except ValueError:
@@ -107,7 +107,7 @@ def budget_inputs(ws: Workspace) -> None:
     if use_rho:
 
         def on_rho() -> None:
-            value = _number(st.session_state["rho_box"], "rho", "")
+            value = _number(st.session_state["rho_box"])
             if value is None or value <= 0:
                 _refuse(ws, "ρ must be a number greater than 0, e.g. 0.01.")
             else:
@@ -123,13 +123,14 @@ def budget_inputs(ws: Workspace) -> None:
             _set(ws, epsilon=value)
 
         def on_box() -> None:
-            value = _number(st.session_state["epsilon_box"], "epsilon", "")
+            value = _number(st.session_state["epsilon_box"])
             if value is None or value <= 0:
                 _refuse(ws, "ε must be a number greater than 0 (e.g. 1); it is unchanged.")
             elif value > 1e3:
                 _refuse(ws, "ε above 1000 gives no meaningful privacy; enter at most 1000.")
             else:
                 _set(ws, epsilon=value)
+                st.session_state["epsilon_slider"] = value  # keep the slider in step
 
         row[0].select_slider(
             "Total ε (log scale)",
@@ -143,7 +144,7 @@ def budget_inputs(ws: Workspace) -> None:
     if accounting != "pure":
 
         def on_delta() -> None:
-            value = _number(st.session_state["delta_box"], "delta", "")
+            value = _number(st.session_state["delta_box"])
             if value is None or not 0 < value < 1:
                 _refuse(ws, "δ must lie strictly between 0 and 1 (e.g. 1e-10); it is unchanged.")
             else:

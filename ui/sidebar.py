@@ -39,8 +39,8 @@ def budget_meter() -> None:
         )
         second.metric(
             "Left ε",
-            "no cap" if left is None else _fmt(left),
-            help="Lifetime cap minus spent; set the cap on the Release page.",
+            "∞" if left is None else _fmt(left),
+            help="Lifetime cap minus spent (∞: no cap set); set the cap on the Release page.",
         )
         if balance.cap_epsilon:
             st.progress(
