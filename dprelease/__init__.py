@@ -18,6 +18,7 @@ Module map, in import order (each module imports only those above it):
 - postprocess  clamp, non-negativity, integer rounding (consistency: see its docstring)
 - release      draw_release (secure) and draw_preview: where true counts meet noise
 - report, export   the release as metadata.json, CSV tables and an HTML report
+- audit        empirical privacy audits: a lower bound on ε from samples (used by the tests)
 - cli          the command line (python -m dprelease)
 
 Importing dprelease imports none of the heavy parts; import the modules you need.
