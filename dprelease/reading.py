@@ -18,7 +18,7 @@ import math
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -152,9 +152,11 @@ def _check_size(source: str | Path | bytes, filename: str | None, max_bytes: int
         )
 
 
-def _head(read: Any) -> bytes:
-    """The first 64 KB, extended to the end of the first line (a wide header can be longer)."""
-    head: bytes = read(HEAD_BYTES)
+def _head(read: Callable[[int], bytes]) -> bytes:
+    """The first 64 KB; for text, extended to the end of the first line (a wide header)."""
+    head = read(HEAD_BYTES)
+    if head.startswith((b"PK\x03\x04", b"PAR1")):
+        return head  # binary formats have no header line
     while len(head) >= HEAD_BYTES and b"\n" not in head and len(head) < MAX_HEADER_BYTES:
         more = read(HEAD_BYTES)
         if not more:
