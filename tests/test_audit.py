@@ -3,8 +3,8 @@
 Each audit draws from OpenDP's secure sampler on neighbouring counts at the table's real
 sensitivity and must (1) find no violation of the claimed privacy (false alarm < 1e-6 by
 construction) and (2) catch the same mechanism with its noise scale × 0.8 (power). Sample
-sizes give the under-noised audit a margin of ≥ 6 standard deviations of its bound (measured
-with the fast sampler over 30–40 repetitions; see the module docstring).
+sizes give the under-noised audit a margin of ≥ 9 standard deviations of its bound (measured
+with the fast sampler over 30 repetitions; see the module docstring).
 """
 
 import math
