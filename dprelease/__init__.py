@@ -23,6 +23,12 @@ Module map, in import order (each module imports only those above it):
 - release      draw_release (secure) and draw_preview: where true counts meet noise
 - report, export   the release as metadata.json, CSV tables and an HTML report
 - ledger       lifetime spend per data set against a cap (SQLite); charged once or not at all
+- publish      one release charged to the ledger: read, count, secure noise, zip (dashboard)
+- plan_edit    edits to a draft plan mapping (the dashboard's plan), domains from text/codebooks
+- coverage     CONFIDENTIAL: how the data's values fall against the declared domains
+- tradeoffs    MoE against ε, the same noise under every accountant, scenarios (no data)
+- metrics      CONFIDENTIAL: preview error against the true counts (data holder only)
+- audit        empirical privacy audits: a lower bound on ε from samples (used by the tests)
 - cli          the command line (python -m dprelease)
 
 Importing dprelease imports none of the heavy parts; import the modules you need.

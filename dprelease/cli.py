@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from dprelease.errors import DPReleaseError
+from dprelease.errors import DPReleaseError, one_line
 
 if TYPE_CHECKING:
     from dprelease.allocation import Allocation
@@ -31,8 +31,30 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one `error:` line and exit 2, like every user error."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"error: {message} (see `{self.prog} --help`)\n")
+        sys.stderr.write(f"error: {one_line(message)} (see `{self.prog} --help`)\n")
         raise SystemExit(2)
+
+
+MAX_DATA_MB = 2048  # a bigger file is refused before it is read (memory stays bounded)
+
+
+def _megabytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of MB, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _max_data_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-data-mb",
+        type=_megabytes,
+        default=MAX_DATA_MB,
+        help=f"refuse a data file larger than this many MB (default {MAX_DATA_MB})",
+    )
 
 
 def _parser() -> _Parser:
@@ -60,9 +82,11 @@ def _parser() -> _Parser:
     release.add_argument(
         "--cap", type=float, metavar="EPSILON", help="set this data set's lifetime ε cap first"
     )
+    _max_data_option(release)
     validate = commands.add_parser("validate", help="check the plan and the data")
     validate.add_argument("plan", help="plan file (.yaml or .json)")
     validate.add_argument("--data", help="data file (overrides the plan's `data`)")
+    _max_data_option(validate)
     sample = commands.add_parser("sample", help="write the synthetic census-like sample data")
     sample.add_argument("--rows", type=int, required=True, help="number of rows")
     sample.add_argument("--out", required=True, help="CSV file to write")
@@ -167,7 +191,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
     account = _ledger_account(args, source, allocation)  # a spent budget fails before reading
-    encoded = load_data(source, plan)
+    encoded = load_data(source, plan, max_bytes=args.max_data_mb * 1_000_000)
     if account is None:
         release = draw_release(plan, count(encoded, plan), allocation)
         write_release(release, out)
@@ -268,7 +292,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         allocation = allocate(plan)
     except DPReleaseError as error:
         for problem in error.problems:
-            sys.stderr.write(f"error: {problem}\n")
+            sys.stderr.write(f"error: {one_line(problem)}\n")
         return 2
     for note in allocation.advice:
         print(f"note: {note}")
@@ -276,7 +300,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     if source is not None:
         from dprelease.data import load_data
 
-        encoded = load_data(_data_source(plan, args.data), plan)
+        source_path = _data_source(plan, args.data)
+        encoded = load_data(source_path, plan, max_bytes=args.max_data_mb * 1_000_000)
         _print_data_report(encoded, plan)
     print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
     return 0
@@ -320,14 +345,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(COMMANDS[args.command](args))
     except DPReleaseError as error:
-        sys.stderr.write(f"error: {error}\n")
+        sys.stderr.write(f"error: {one_line(str(error))}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted; nothing was released.\n")
         return 130
     except OSError as error:  # e.g. disk full, read-only folder: the user can fix it
         where = f" ({error.filename})" if error.filename else ""
-        sys.stderr.write(f"error: {error.strerror or type(error).__name__}{where}.\n")
+        sys.stderr.write(
+            f"error: {one_line(f'{error.strerror or type(error).__name__}{where}')}.\n"
+        )
         return 2
     except MemoryError:
         sys.stderr.write("error: not enough memory for this data set and plan.\n")

@@ -153,14 +153,20 @@ def load_data(
     *,
     filename: str | None = None,
     rng: np.random.Generator | None = None,
+    max_bytes: int | None = None,
 ) -> EncodedData:
-    """Read only the columns the plan needs (numeric ones as numbers) and encode them."""
+    """Read only the columns the plan needs (numeric ones as numbers) and encode them.
+
+    A file larger than `max_bytes` is refused before it is parsed.
+    """
     numeric = [n for n in plan.used_columns if isinstance(plan.schema[n], NumericColumn)]
     try:
-        table = read_data(source, filename=filename, columns=_needed(plan), numeric=numeric)
+        table = read_data(
+            source, filename=filename, columns=_needed(plan), numeric=numeric, max_bytes=max_bytes
+        )
     except MissingColumnsError as error:
         raise DataError(
-            missing_columns_message(error.missing, error.available, PLAN_USES)
+            missing_columns_message(error.missing, error.available, PLAN_USES, error.found)
         ) from None
     return encode(table, plan, rng=rng)
 
@@ -173,7 +179,8 @@ def encode(table: pa.Table, plan: Plan, *, rng: np.random.Generator | None = Non
     """
     missing = [n for n in _needed(plan) if n not in table.column_names]
     if missing:
-        raise DataError(missing_columns_message(missing, table.column_names, PLAN_USES))
+        found = len(_needed(plan)) - len(missing)
+        raise DataError(missing_columns_message(missing, table.column_names, PLAN_USES, found))
     keep = _unit_cap(table, plan.unit, rng)
     codes: dict[str, np.ndarray] = {}
     reports: list[ColumnReport] = []

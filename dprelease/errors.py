@@ -10,6 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+MAX_MESSAGE = 2000  # characters; a message quoting a huge name is cut, never split
+
+
+def one_line(message: str) -> str:
+    """A message as one printable line: line breaks and control characters escaped, long ones cut.
+
+    Names from files and plans can hold any character, and the CLI promises one line.
+    """
+    if not message.isprintable():
+        message = "".join(
+            c if c.isprintable() else c.encode("unicode_escape").decode() for c in message
+        )
+    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "…"
+
 
 class DPReleaseError(Exception):
     """A problem the user can fix (bad plan, bad data, budget too small)."""

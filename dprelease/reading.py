@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import io
 import math
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +45,8 @@ DELIMITERS = (",", ";", "\t", "|")
 FALLBACK_ENCODINGS = ("cp1252", "latin-1")  # tried in turn when the bytes are not UTF-8
 NULL_NUMBERS = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "."]  # numeric columns only
 HEAD_BYTES = 1 << 16
+MAX_HEADER_BYTES = 16 << 20  # the header line (100,000 columns fit easily) is read whole
+MAX_LINE_BYTES = 64 << 20  # a longer line is refused: pyarrow needs a block to hold a row
 SNIFF_LINES = 50
 MAX_EXCEL_BYTES = 200_000_000  # uncompressed; refuses zip bombs before openpyxl sees them
 EXPECTED_FIELDS = re.compile(r"Expected (\d+) columns, got (\d+)")
@@ -52,28 +55,50 @@ EXPECTED_FIELDS = re.compile(r"Expected (\d+) columns, got (\d+)")
 class MissingColumnsError(DataError):
     """Asked-for columns that the file does not have (the caller may reword the message)."""
 
-    def __init__(self, missing: Sequence[str], available: Sequence[str]) -> None:
+    def __init__(self, missing: Sequence[str], available: Sequence[str], found: int) -> None:
         self.missing = tuple(missing)
         self.available = tuple(available)
-        super().__init__(missing_columns_message(self.missing, self.available))
+        self.found = found  # how many of the asked-for columns the file does have
+        super().__init__(missing_columns_message(self.missing, self.available, found=found))
+
+
+def short_name(name: str, limit: int = 60) -> str:
+    """A name from a file as a message shows it: printable, one line, at most `limit` chars."""
+    text = name[: limit + 1]
+    if not text.isprintable():
+        text = text.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= limit and len(name) <= limit else text[:limit] + "…"
 
 
 def missing_columns_message(
-    missing: Sequence[str], available: Sequence[str], purpose: str = ""
+    missing: Sequence[str], available: Sequence[str], purpose: str = "", found: int = 1
 ) -> str:
-    """'The data has no column 'x'<purpose> (columns in the file: ...). Did you mean ...?'"""
-    shown = ", ".join(available[:10]) + (
-        f", ... ({len(available)} in all)" if len(available) > 10 else ""
-    )
+    """'The data has no column 'x'<purpose> (columns in the file: ...). Did you mean ...?'
+
+    When none of the asked-for columns is there and no name is close, the first line may be
+    a record rather than a header, so its fields are not quoted.
+    """
     names = ", ".join(f"'{m}'" for m in missing)
     noun = "column" if len(missing) == 1 else "columns"
-    message = f"The data has no {noun} {names}{purpose} (columns in the file: {shown or 'none'})."
+    hints = ""
     for name in missing:
         same_case = [a for a in available if a.lower() == name.lower()]
-        message += (
-            f" Did you mean '{same_case[0]}'?" if same_case else did_you_mean(name, list(available))
+        hints += (
+            f" Did you mean '{short_name(same_case[0])}'?"
+            if same_case
+            else did_you_mean(name, list(available))
         )
-    return message
+    if found == 0 and not hints:
+        return (
+            f"The data has no {noun} {names}{purpose}, and none of its {len(available)} column "
+            "names is close; the first line of the file must be the column names."
+        )
+    shown = ", ".join(short_name(a) for a in available[:10]) + (
+        f", ... ({len(available)} in all)" if len(available) > 10 else ""
+    )
+    return (
+        f"The data has no {noun} {names}{purpose} (columns in the file: {shown or 'none'})." + hints
+    )
 
 
 def read_data(
@@ -82,13 +107,16 @@ def read_data(
     filename: str | None = None,
     columns: Sequence[str] | None = None,
     numeric: Collection[str] = (),
+    max_bytes: int | None = None,
 ) -> pa.Table:
     """Read `columns` (default all, plus those in `numeric`) of a CSV, Parquet or Excel file.
 
     The format comes from the extension of `filename` (default: the path's name); bytes
     without a name are recognised by their signature. Text columns are dictionary-encoded
     strings; `numeric` columns are float64 (null or NaN where missing, NaN where not a number).
+    A file larger than `max_bytes` is refused before anything is parsed.
     """
+    _check_size(source, filename, max_bytes)
     head, name, where = _open(source, filename)
     fmt = _detect_format(head, name, where)
     try:
@@ -108,16 +136,46 @@ def read_data(
 # --- shared: column selection and conversion to numpy without pandas -------------------------
 
 
+def _check_size(source: str | Path | bytes, filename: str | None, max_bytes: int | None) -> None:
+    if max_bytes is None:
+        return
+    try:
+        size = len(source) if isinstance(source, bytes) else Path(source).stat().st_size
+    except OSError:
+        return  # _open reports a file that cannot be opened
+    if size > max_bytes:
+        name = filename or ("" if isinstance(source, bytes) else Path(source).name)
+        raise DataError(
+            f"The data file '{name}' is {size / 1e6:,.1f} MB, more than the limit of "
+            f"{max_bytes / 1e6:,.0f} MB; give a smaller file (only the columns the plan uses) "
+            "or raise the size limit."
+        )
+
+
+def _head(read: Callable[[int], bytes]) -> bytes:
+    """The first 64 KB; for text, extended to the end of the first line (a wide header)."""
+    head = read(HEAD_BYTES)
+    if head.startswith((b"PK\x03\x04", b"PAR1")):
+        return head  # binary formats have no header line
+    while len(head) >= HEAD_BYTES and b"\n" not in head and len(head) < MAX_HEADER_BYTES:
+        more = read(HEAD_BYTES)
+        if not more:
+            break
+        head += more
+    return head
+
+
 def _open(source: str | Path | bytes, filename: str | None) -> tuple[bytes, str, str]:
     """The first bytes, the name that decides the format, and how messages call the file."""
     if isinstance(source, bytes):
         name = filename or ""
-        return source[:HEAD_BYTES], name, f"The data file '{name}'" if name else "The data"
+        where = f"The data file '{name}'" if name else "The data"
+        return _head(io.BytesIO(source).read), name, where
     path = Path(source)
     where = f"The data file '{path.name}'"
     try:
         with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
+            head = _head(handle.read)
     except FileNotFoundError:
         raise DataError(f"The data file '{path}' does not exist.") from None
     except IsADirectoryError:
@@ -165,14 +223,14 @@ def _select(
     """The columns to read, in the order asked; duplicate or unknown names are errors."""
     duplicates = sorted(name for name, times in Counter(available).items() if times > 1)
     if duplicates:
-        names = ", ".join(f"'{n}'" for n in duplicates)
+        names = ", ".join(f"'{short_name(n)}'" for n in duplicates[:10])
         raise DataError(
             f"The data has duplicate column names ({names}); each name may appear once."
         )
     wanted = list(dict.fromkeys([*(available if columns is None else columns), *numeric]))
     missing = [n for n in wanted if n not in available]
     if missing:
-        raise MissingColumnsError(missing, available)
+        raise MissingColumnsError(missing, available, found=len(wanted) - len(missing))
     return wanted
 
 
@@ -263,9 +321,21 @@ def _read_csv(
     numeric: Collection[str],
 ) -> pa.Table:
     """Sniff encoding, delimiter and header from the first lines, then let pyarrow read it all."""
-    encodings, sample = _sample_text(head, complete=len(head) < HEAD_BYTES)
+    complete = len(head) < HEAD_BYTES
+    if not complete and b"\n" not in head and b"\r" not in head:
+        raise DataError(
+            f"{where} has no line break in its first {MAX_HEADER_BYTES >> 20} MB; the first "
+            "line must be the column names, then one line per record."
+        )
+    encodings, sample = _sample_text(head, complete)
     delimiter = _sniff_delimiter(sample)
-    header = next(csv.reader(io.StringIO(sample), delimiter=delimiter), [])
+    try:
+        header = next(csv.reader(io.StringIO(sample), delimiter=delimiter), [])
+    except csv.Error:
+        raise DataError(
+            f"{where} has a column name over {csv.field_size_limit() // 1024} KB or a broken "
+            "header line; the first line must be the column names."
+        ) from None
     if not sample.strip() or not header:
         raise DataError(f"{where} is empty; give a file with a header and rows.")
     wanted = _select(header, columns, numeric)
@@ -274,7 +344,7 @@ def _read_csv(
     for encoding in encodings:
         csv_file = _CsvFile(source, encoding, delimiter, include, one_column=len(header) == 1)
         try:
-            return csv_file.read_with_numbers(as_float).select(wanted)
+            return csv_file.read_with_numbers(as_float, where).select(wanted)
         except UnicodeDecodeError:
             continue  # transcoding failed: try the next encoding
         except pa.ArrowException as error:
@@ -315,7 +385,10 @@ def _sniff_delimiter(sample: str) -> str:
     """
     best, best_fields = None, 1
     for delimiter in DELIMITERS:
-        widths = {len(row) for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if row}
+        try:
+            widths = {len(r) for r in csv.reader(io.StringIO(sample), delimiter=delimiter) if r}
+        except csv.Error:  # e.g. a "field" over the csv module's limit: not this delimiter
+            continue
         if len(widths) == 1 and (fields := widths.pop()) > best_fields:
             best, best_fields = delimiter, fields
     if best is not None:
@@ -335,11 +408,14 @@ class _CsvFile:
     delimiter: str
     include: tuple[str, ...]
     one_column: bool  # then an empty line is an empty value, not a blank line to skip
+    block_size: int | None = None  # pyarrow's default (1 MB) unless a line is longer
 
     def read(self, as_float: Collection[str] = (), invalid_row_handler: Any = None) -> pa.Table:
         """One multithreaded pyarrow read; text is never turned into nulls."""
         data = pa.py_buffer(self.source) if isinstance(self.source, bytes) else str(self.source)
         read = pacsv.ReadOptions(encoding=self.encoding, use_threads=invalid_row_handler is None)
+        if self.block_size is not None:
+            read.block_size = self.block_size
         parse = pacsv.ParseOptions(
             delimiter=self.delimiter,
             newlines_in_values=True,  # measured: no slower, and quoted newlines stay in a value
@@ -355,14 +431,29 @@ class _CsvFile:
         )
         return pacsv.read_csv(data, read_options=read, parse_options=parse, convert_options=convert)
 
-    def read_with_numbers(self, as_float: Collection[str]) -> pa.Table:
-        """Numeric columns as float64; if one has text, read them as text and parse each value."""
+    def read_with_numbers(self, as_float: Collection[str], where: str) -> pa.Table:
+        """Numeric columns as float64; if one has text, read them as text and parse each value.
+
+        A line longer than pyarrow's block is read again with blocks of MAX_LINE_BYTES.
+        """
         try:
-            return self.read(as_float)
+            try:
+                return self.read(as_float)
+            except pa.ArrowInvalid as error:
+                if "conversion error to double" not in str(error):
+                    raise
+            return _text_to_numbers(self.read(), as_float)
         except pa.ArrowInvalid as error:
-            if "conversion error to double" not in str(error):
+            if "straddl" not in str(error):
                 raise
-        return _text_to_numbers(self.read(), as_float)
+            if self.block_size is not None:
+                raise DataError(
+                    f"{where} has a line longer than {MAX_LINE_BYTES >> 20} MB; each line must "
+                    "be one record (an unclosed quote turns the rest of the file into one value)."
+                ) from None
+        return dataclasses.replace(self, block_size=MAX_LINE_BYTES).read_with_numbers(
+            as_float, where
+        )
 
     def error(self, problem: str, where: str) -> DataError:
         """A pyarrow CSV error as one line without record values (pyarrow quotes the row)."""
