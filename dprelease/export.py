@@ -160,7 +160,10 @@ def write_release(release: Release, out: str | Path) -> Path:
             data = release_zip(release)
             with tempfile.NamedTemporaryFile(dir=out.parent, delete=False) as handle:
                 handle.write(data)
-            os.replace(handle.name, out)
+            try:
+                os.link(handle.name, out)  # fails if `out` appeared meanwhile: never overwrite
+            finally:
+                os.unlink(handle.name)
             return out
         staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".dprelease-"))
         try:
@@ -168,10 +171,16 @@ def write_release(release: Release, out: str | Path) -> Path:
                 target = staging / name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(content)
-            staging.rename(out)
+            os.mkdir(out)  # claims the name atomically; fails if it appeared meanwhile
+            for entry in staging.iterdir():
+                entry.rename(out / entry.name)
         finally:
             if staging.exists():
                 shutil.rmtree(staging)
+    except FileExistsError:
+        raise ReleaseError(
+            f"'{out}' already exists; choose a new path (nothing is ever overwritten)."
+        ) from None
     except OSError as error:
         raise ReleaseError(
             f"Cannot write the release to '{out}': {error.strerror or error}; choose another path."

@@ -245,8 +245,8 @@ def remove_table(plan: PlanDict, name: str) -> PlanDict:
     return out
 
 
-def update_table(plan: PlanDict, name: str, **changes: Any) -> PlanDict:
-    """Change a table's fields; a value of None removes the field (e.g. unlock a budget)."""
+def update_table(plan: PlanDict, name: str, /, **changes: Any) -> PlanDict:
+    """Change a table's fields (`name=` renames it); None removes a field (e.g. a lock)."""
     out = _copy(plan)
     taken = [t.get("name") for t in out["tables"] if t.get("name") != name]
     new_name = changes.get("name")

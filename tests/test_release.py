@@ -143,3 +143,28 @@ def test_report_explains_guarantee_and_lists_tables(sample):
     assert "What this means" in html and "What it does not cover" in html
     for spec in plan.tables:
         assert f"<td>{spec.name}</td>" in html
+
+
+def test_write_release_never_overwrites_a_path_that_appears_meanwhile(
+    sample, tmp_path, monkeypatch
+):
+    """The existence check and the write are separate steps; the write itself must refuse."""
+    from dprelease import export
+    from dprelease.errors import ReleaseError
+
+    plan, true_counts = sample
+    release = draw_release(plan, true_counts, simulations=0)
+    for out, make in (
+        (tmp_path / "r.zip", lambda p: p.write_bytes(b"precious")),
+        (tmp_path / "r", lambda p: p.mkdir()),
+    ):
+        monkeypatch.setattr(
+            export, "check_output_path", lambda path, make=make: (make(path), path)[1]
+        )
+        with pytest.raises(ReleaseError, match="already exists"):
+            export.write_release(release, out)
+        if out.is_file():
+            assert out.read_bytes() == b"precious"
+        else:
+            assert list(out.iterdir()) == []
+    assert not list(tmp_path.glob(".dprelease-*")) and not list(tmp_path.glob("tmp*"))
