@@ -3,7 +3,7 @@
 Target (issue 3): under 100 ms for 50 tables. Uses the bundled sample's columns (with its
 3,143-county domain) and 50 one-, two- and three-way tables. Prints medians of 15 runs.
 
-    PYTHONPATH=. python bench/bench_budget.py
+    python bench/bench_budget.py
 """
 
 from __future__ import annotations
@@ -11,7 +11,11 @@ from __future__ import annotations
 import copy
 import itertools
 import statistics
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dprelease.allocation import allocate
 from dprelease.planfile import parse_plan
