@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,8 +37,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(ledger: Path) -> Iterator[str]:
-    """Serve the dashboard on a free local port until the block ends; yields its URL."""
+def streamlit_server(
+    ledger: Path, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None
+) -> Iterator[str]:
+    """Serve the dashboard on a free local port until the block ends; yields its URL.
+
+    `on_start`, if given, receives the server process (e.g. to read its memory use)."""
     port = _free_port()
     env = {**os.environ, "DPRELEASE_LEDGER": str(ledger)}
     process = subprocess.Popen(
@@ -62,6 +66,8 @@ def streamlit_server(ledger: Path) -> Iterator[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    if on_start is not None:
+        on_start(process)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
