@@ -64,7 +64,7 @@ def streamlit_server(
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # never read: a full pipe would block the server
     )
     if on_start is not None:
         on_start(process)
