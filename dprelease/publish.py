@@ -7,6 +7,8 @@ caller gets the zip only after the charge has committed.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,6 +27,12 @@ class Published:
     entry: LedgerEntry
     release: Release
     zip_bytes: bytes
+
+    @property
+    def report_html(self) -> str:
+        """The report as packaged in the zip (not rendered a second time)."""
+        with zipfile.ZipFile(io.BytesIO(self.zip_bytes)) as archive:
+            return archive.read("report.html").decode("utf-8")
 
 
 def _quiet(fraction: float, message: str) -> None:

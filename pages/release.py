@@ -9,7 +9,6 @@ import streamlit as st
 from dprelease.errors import DPReleaseError
 from dprelease.ledger import AlreadyChargedError
 from dprelease.publish import publish
-from dprelease.report import report_html
 from ui.state import ReleaseResult, current_allocation, ledger, workspace
 
 ws = workspace()
@@ -122,7 +121,7 @@ if result is None:
             ws.release = ReleaseResult(
                 release_id=ws.attempt_id,
                 zip_bytes=published.zip_bytes,
-                report_html=report_html(published.release),
+                report_html=published.report_html,
                 epsilon=published.entry.epsilon,
                 delta=published.entry.delta,
             )

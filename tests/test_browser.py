@@ -43,6 +43,12 @@ def browser():
         chromium.close()
 
 
+def reload_as_new_session(page) -> None:
+    page.reload()
+    page.get_by_role("heading", name="1 · Data").wait_for()
+    wait_idle(page)
+
+
 def open_page(browser, url: str):
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.set_default_timeout(60_000)
@@ -150,15 +156,11 @@ def test_two_sessions_never_see_each_others_data(server, browser, tmp_path):
     alice = open_page(browser, server)
     bob = open_page(browser, server)
     upload(alice, tmp_path, "alice_secret.csv", "colour\nred\nblue\n" * 50)
-    bob.reload()
-    bob.get_by_role("heading", name="1 · Data").wait_for()
-    wait_idle(bob)
+    reload_as_new_session(bob)
     assert "alice_secret.csv" not in bob.content()
     assert "census_sample.csv" in bob.locator('[data-testid="stSidebar"]').inner_text()
     upload(bob, tmp_path, "bob_private.csv", "shape\nsquare\ncircle\n" * 50)
-    alice.reload()
-    alice.get_by_role("heading", name="1 · Data").wait_for()
-    wait_idle(alice)
+    reload_as_new_session(alice)
     # a reload starts a new session: Alice's upload is gone, and Bob's never arrives
     assert "bob_private.csv" not in alice.content()
     assert "bob_private.csv" in bob.locator('[data-testid="stSidebar"]').inner_text()
