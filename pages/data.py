@@ -94,16 +94,17 @@ if plan_file is not None and ws.memo.get("plan_id") != plan_file.file_id:
         loaded.pop("data", None)
         ws.plan = loaded
         st.success(f"Loaded the plan from {plan_file.name}.")
+plan_now = ws.plan  # written out only when a button is clicked, not on every run
 yaml_col.download_button(
     "Save plan (YAML)",
-    plan_yaml(ws.plan),
+    lambda: plan_yaml(plan_now),
     file_name="plan.yaml",
     key="save_yaml",
     mime="application/yaml",
 )
 json_col.download_button(
     "Save plan (JSON)",
-    json.dumps(ws.plan, indent=2, ensure_ascii=False) + "\n",
+    lambda: json.dumps(plan_now, indent=2, ensure_ascii=False) + "\n",
     file_name="plan.json",
     key="save_json",
     mime="application/json",

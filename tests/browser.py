@@ -26,6 +26,12 @@ CHROMIUM_FLAGS = [
 ]
 
 
+def file_input(key: str) -> str:
+    """The CSS selector of the file input of the uploader with this widget key. Never pick an
+    uploader by position: while a page is still rendering, the first one found can be another."""
+    return f'.st-key-{key} [data-testid="stFileUploaderDropzoneInput"]'
+
+
 def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import CHROMIUM_FLAGS, ROOT, chromium_path, streamlit_server, wait_idle
+from tests.browser import (
+    CHROMIUM_FLAGS,
+    ROOT,
+    chromium_path,
+    file_input,
+    streamlit_server,
+    wait_idle,
+)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [
@@ -90,7 +97,7 @@ def declare(page, name: str, kind: str, fill: str) -> None:
 def upload(page, tmp_path: Path, name: str, text: str) -> None:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
+    page.locator(file_input("data_upload")).set_input_files(str(path))
     page.get_by_text(f"Loaded {name}").wait_for()
     wait_idle(page)
 

@@ -8,7 +8,9 @@ survives every rerun and every error, and saving it gives the CLI's format.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,9 +77,18 @@ class Workspace:
         self.release = None
 
 
-def sample_plan_dict() -> PlanDict:
+@functools.cache
+def _sample_plan_json() -> str:
+    """The bundled sample plan, parsed once per server: it is public, and parsing its YAML on
+    every run cost a noticeable share of the server's time under load."""
     plan = plan_to_dict(load_plan(SAMPLE_PLAN))
     plan.pop("data", None)  # the data is whatever the Data page holds
+    return json.dumps(plan)
+
+
+def sample_plan_dict() -> PlanDict:
+    """A fresh copy of the sample plan (callers may edit it)."""
+    plan: PlanDict = json.loads(_sample_plan_json())
     return plan
 
 
@@ -108,16 +119,37 @@ def parsed_table(ws: Workspace) -> pa.Table:
 
 def current_plan(ws: Workspace) -> tuple[Plan | None, str | None]:
     """The workspace's plan, or the one-line-per-problem message of why it is not valid."""
-    try:
-        return parse_plan(ws.plan), None
-    except DPReleaseError as error:
-        return None, str(error)
+    plan, _, problem = _checked(ws)
+    if plan is None:
+        return None, problem
+    return plan, None
 
 
 def current_allocation(ws: Workspace) -> tuple[Plan | None, Allocation | None, str | None]:
-    plan, problem = current_plan(ws)
-    if plan is None:
-        return None, None, problem
+    return _checked(ws)
+
+
+_Checked = tuple[Plan | None, Allocation | None, str | None]
+
+
+def _checked(ws: Workspace) -> _Checked:
+    """The plan parsed and allocated, remembered for the plan's exact text: the sidebar and the
+    page both ask on every run, and the allocation's accountant search is not free."""
+    text = json.dumps(ws.plan, sort_keys=True)
+    remembered = ws.memo.get("checked")
+    if remembered is not None and remembered[0] == text:
+        result: _Checked = remembered[1]
+        return result
+    result = _parse_and_allocate(ws.plan)
+    ws.memo["checked"] = (text, result)
+    return result
+
+
+def _parse_and_allocate(plan_dict: PlanDict) -> _Checked:
+    try:
+        plan = parse_plan(plan_dict)
+    except DPReleaseError as error:
+        return None, None, str(error)
     if not plan.tables:
         return plan, None, "The plan has no tables yet: add some on the Tables page."
     try:
