@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import streamlit as st
 
 from dprelease.allocation import allocate, delta_advice
 from dprelease.errors import DPReleaseError
 from dprelease.planfile import parse_plan
-from dprelease.planyaml import plan_yaml
 from dprelease.tradeoffs import (
     compare_accountants,
     compare_scenarios,
@@ -55,7 +56,7 @@ st.markdown(summary + f", composed by {total.composition} composition.")
 budget_table(ws, plan, allocation)
 
 # --- charts ---------------------------------------------------------------------------------
-memo_key = plan_yaml(ws.plan)
+memo_key = json.dumps(ws.plan, sort_keys=True)
 split_tab, curve_tab, accountant_tab, scenario_tab = st.tabs(
     ["Budget split", "Margin of error vs ε", "Accountants", "Scenarios"]
 )
@@ -83,7 +84,7 @@ with accountant_tab:
         hide_index=True,
     )
     if total.rho is not None:
-        deltas = np.geomspace(1e-15, 1e-3, 40)
+        deltas = np.geomspace(1e-15, 1e-3, 40).tolist()
         st.plotly_chart(
             charts.epsilon_delta(deltas, epsilon_delta_curve(total.rho, deltas), delta),
             key="eps_delta_chart",

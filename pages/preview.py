@@ -47,7 +47,7 @@ clamp_on = switches[3].toggle(
     value=any(v is not None for v in post.get("clamp", [None, None])),
     key="pp_clamp",
 )
-clamp = [None, None]
+clamp: list[float | None] = [None, None]
 if clamp_on:
     low_col, high_col = st.columns(2)
     lower, upper = [*(post.get("clamp") or []), None, None][:2]

@@ -101,6 +101,10 @@ if result is None:
         "Create release", key="create_release", type="primary", disabled=not (sure and fits)
     ):
         bar = st.progress(0.0, text="Starting…")
+
+        def show_progress(fraction: float, text: str) -> None:
+            bar.progress(fraction, text=text)
+
         try:
             published = publish(
                 ws.upload.data,
@@ -111,7 +115,7 @@ if result is None:
                 dataset=dataset,
                 release_id=ws.attempt_id,
                 label=f"{len(allocation.tables)} tables from {ws.upload.name}",
-                progress=lambda fraction, text: bar.progress(fraction, text=text),
+                progress=show_progress,
             )
         except AlreadyChargedError:
             st.info("This release was already made and charged; it was not drawn again.")

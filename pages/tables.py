@@ -114,7 +114,8 @@ edited = st.data_editor(
 )
 if st.button("Apply changes", key="apply_tables", type="primary"):
     try:
-        _change(apply_table_edits(ws.plan, edited.to_dict("records"), lock_unit))
+        rows = [{str(k): v for k, v in row.items()} for row in edited.to_dict("records")]
+        _change(apply_table_edits(ws.plan, rows, lock_unit))
     except DPReleaseError as error:
         st.error(f"{error} The plan is unchanged.")
 if problem:

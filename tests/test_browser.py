@@ -2,13 +2,15 @@
 `streamlit run app.py`. Upload a CSV, declare domains, add tables, set ε, preview, release,
 download and open the zip. Also: two browser sessions at once never see each other's data.
 
-Screenshots of every page go to docs/screenshots/ (referenced from the README).
+With DPRELEASE_SCREENSHOTS=1, screenshots of every page go to docs/screenshots/ (the README
+shows them).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -103,6 +105,10 @@ def upload(page, tmp_path: Path, name: str, text: str) -> None:
 
 
 def shoot(page, name: str) -> None:
+    """Refresh the README's screenshots, only when asked (DPRELEASE_SCREENSHOTS=1): otherwise
+    every test run would leave a checkout with modified pictures."""
+    if os.environ.get("DPRELEASE_SCREENSHOTS") != "1":
+        return
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
@@ -173,3 +179,20 @@ def test_two_sessions_never_see_each_others_data(server, browser, tmp_path):
     assert "bob_private.csv" in bob.locator('[data-testid="stSidebar"]').inner_text()
     go(bob, "4 · Preview")
     assert "alice" not in bob.content().lower()
+
+
+def test_a_file_over_the_upload_limit_is_refused_before_it_is_sent(server, browser, tmp_path):
+    """The server's limit (config.toml: maxUploadSize = 200 MB) is checked by the uploader
+    against the file's size before any byte is sent; the loaded data stays as it was."""
+    over = tmp_path / "too_big.csv"
+    with over.open("wb") as handle:
+        handle.truncate(201 * 1024 * 1024)  # sparse: nothing is written, only the size counts
+    page = open_page(browser, server)
+    page.locator(file_input("data_upload")).set_input_files(str(over))
+    page.locator(".st-key-data_upload").get_by_text("or smaller").wait_for()
+    wait_idle(page)
+    body = page.locator("body").inner_text()
+    assert "File must be 200" in body
+    assert "census_sample.csv (the bundled synthetic sample)" in body
+    assert "Loaded too_big.csv" not in body
+    page.context.close()

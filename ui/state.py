@@ -69,7 +69,8 @@ class Workspace:
     release: ReleaseResult | None = None
     attempt_id: str = field(default_factory=lambda: secrets.token_hex(16))
     scenarios: dict[str, PlanDict] = field(default_factory=dict)
-    memo: dict[str, Any] = field(default_factory=dict)  # derived public numbers, by plan text
+    # Derived numbers kept between reruns: str keys, or (kind, plan text) for per-plan ones.
+    memo: dict[str | tuple[str, str], Any] = field(default_factory=dict)
 
     def new_attempt(self) -> None:
         """A fresh id for the next release; the ledger charges each id at most once."""
