@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from tests import test_fuzz_inputs as fuzz
 from tests.test_app import go, open_app, upload_small_csv, workspace
 from tests.test_bad_input import (
     CITY_ROWS,
@@ -247,3 +250,37 @@ def test_a_good_plan_upload_replaces_the_plan():
 
 def test_there_are_at_least_15_kinds_of_bad_data():
     assert len([k for k in DATA if k.expect]) >= 15
+
+
+PAGES = ["pages/tables.py", "pages/budget.py", "pages/preview.py", "pages/release.py"]
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    choice=st.data(),
+    how=st.sampled_from(["replace", "delete", "add"]),
+    value=fuzz.values,
+    as_json=st.booleans(),
+)
+def test_a_randomly_broken_plan_upload_never_breaks_a_page(choice, how, value, as_json):
+    """Random plans (from the CLI fuzz test) uploaded in the dashboard: each is loaded or
+    refused in one line with the plan kept, and then every page still runs without an
+    exception, whatever odd but valid plan was loaded."""
+    path = choice.draw(st.sampled_from(fuzz._paths(fuzz.VALID_PLAN)))
+    text = fuzz._dump(fuzz._mutate(fuzz.VALID_PLAN, path, how, value), as_json)
+    app = open_app()
+    app.file_uploader(key="data_upload").upload("survey.csv", fuzz.VALID_DATA, CSV).run()
+    before = _state(app)
+    name = "plan.json" if as_json else "plan.yaml"
+    app.file_uploader(key="plan_upload").upload(name, text.encode(), "application/yaml").run()
+    assert not app.exception, app.exception
+    errors = _errors(app)
+    if errors:
+        assert len(errors) == 1 and "Your plan is unchanged" in errors[0], errors
+        assert _state(app) == before
+    for page in PAGES:
+        go(app, page)  # asserts no exception
