@@ -161,8 +161,11 @@ def _best_alpha(rho: float, log_inv_delta: float) -> float:
 
 
 def zcdp_epsilon_at_order(rho: float, delta: float, alpha: float) -> float:
-    """The CKS bound at a given order α, rounded up: valid whatever α is."""
-    return push_up(_cks_epsilon_at(alpha, rho, math.log(1 / delta)))
+    """The CKS bound at a given order α, rounded up: valid whatever α is.
+
+    For a vanishing ρ the bound can dip just below 0 (true, but it reads as nonsense in a
+    report); 0 is a weaker claim, so it is what we state."""
+    return push_up(max(0.0, _cks_epsilon_at(alpha, rho, math.log(1 / delta))))
 
 
 def zcdp_to_epsilon(rho: float, delta: float) -> tuple[float, float]:
