@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import streamlit as st
 
@@ -20,7 +18,7 @@ from dprelease.tradeoffs import (
 from ui import charts
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table
-from ui.state import current_allocation, workspace
+from ui.state import current_allocation, plan_key, workspace
 
 ws = workspace()
 st.title("3 · Budget")
@@ -56,7 +54,7 @@ st.markdown(summary + f", composed by {total.composition} composition.")
 budget_table(ws, plan, allocation)
 
 # --- charts ---------------------------------------------------------------------------------
-memo_key = json.dumps(ws.plan, sort_keys=True)
+memo_key = plan_key(ws)
 split_tab, curve_tab, accountant_tab, scenario_tab = st.tabs(
     ["Budget split", "Margin of error vs ε", "Accountants", "Scenarios"]
 )

@@ -118,6 +118,11 @@ def parsed_table(ws: Workspace) -> pa.Table:
     return ws.table
 
 
+def plan_key(ws: Workspace) -> str:
+    """The plan's exact text, the key of everything remembered for one version of it."""
+    return json.dumps(ws.plan, sort_keys=True)
+
+
 def current_plan(ws: Workspace) -> tuple[Plan | None, str | None]:
     """The workspace's plan, or the one-line-per-problem message of why it is not valid."""
     plan, _, problem = _checked(ws)
@@ -136,7 +141,7 @@ _Checked = tuple[Plan | None, Allocation | None, str | None]
 def _checked(ws: Workspace) -> _Checked:
     """The plan parsed and allocated, remembered for the plan's exact text: the sidebar and the
     page both ask on every run, and the allocation's accountant search is not free."""
-    text = json.dumps(ws.plan, sort_keys=True)
+    text = plan_key(ws)
     remembered = ws.memo.get("checked")
     if remembered is not None and remembered[0] == text:
         result: _Checked = remembered[1]
