@@ -125,8 +125,9 @@ class FrequencyProtocol(ABC):
     @abstractmethod
     def output_distribution(self, epsilon: float, d: int) -> np.ndarray: ...
 
-    def estimate_counts(self, values: np.ndarray, epsilon: float, d: int,
-                        rng: np.random.Generator) -> np.ndarray:
+    def estimate_counts(
+        self, values: np.ndarray, epsilon: float, d: int, rng: np.random.Generator
+    ) -> np.ndarray:
         """Randomise `values` (shape (..., n)) and return the unbiased count estimates."""
         support = self.probabilities(epsilon, d)
         return support.estimate(self.support_counts(values, epsilon, d, rng), values.shape[-1])

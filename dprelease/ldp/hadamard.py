@@ -76,7 +76,8 @@ class HadamardResponse(FrequencyProtocol):
         per_output = batched_bincount(reports[0], size)
         n = per_output.sum(axis=-1, keepdims=True)
         # reports in C_v = (n + (H·counts)[v+1]) / 2
-        return (n + walsh_hadamard(per_output)[..., 1 : d + 1]) // 2
+        counts: np.ndarray = (n + walsh_hadamard(per_output)[..., 1 : d + 1]) // 2
+        return counts
 
     def output_distribution(self, epsilon: float, d: int) -> np.ndarray:
         size = hadamard_size(d)

@@ -36,7 +36,8 @@ def bucket(seeds: np.ndarray, value: int | np.ndarray, g: int) -> np.ndarray:
         z = (z ^ (z >> np.uint64(30))) * _MIX1
         z = (z ^ (z >> np.uint64(27))) * _MIX2
         z = z ^ (z >> np.uint64(31))
-    return (z % np.uint64(g)).astype(np.int64)
+    buckets: np.ndarray = (z % np.uint64(g)).astype(np.int64)
+    return buckets
 
 
 class LocalHashing(FrequencyProtocol):

@@ -46,7 +46,8 @@ class OneBitMean:
 
     def estimate_mean(self, bits: np.ndarray, epsilon: float) -> np.ndarray:
         e = math.exp(epsilon)
-        return self.upper * (np.mean(bits, axis=-1) * (e + 1) - 1) / (e - 1)
+        mean: np.ndarray = self.upper * (np.mean(bits, axis=-1) * (e + 1) - 1) / (e - 1)
+        return mean
 
     def variance(self, values: np.ndarray, epsilon: float) -> float:
         e = math.exp(epsilon)
@@ -85,7 +86,8 @@ class DuchiMean:
 
     @staticmethod
     def estimate_mean(reports: np.ndarray) -> np.ndarray:
-        return np.mean(reports, axis=-1)
+        mean: np.ndarray = np.mean(reports, axis=-1)
+        return mean
 
     def variance(self, values: np.ndarray, epsilon: float) -> float:
         values = _bounded(values, -1.0, 1.0)

@@ -43,7 +43,8 @@ class UnaryEncoding(FrequencyProtocol):
         return (bits,)
 
     def support(self, reports: Reports, epsilon: float, d: int) -> np.ndarray:
-        return np.count_nonzero(reports[0], axis=-2)
+        counts: np.ndarray = np.count_nonzero(reports[0], axis=-2)
+        return counts
 
     def support_counts(
         self, values: np.ndarray, epsilon: float, d: int, rng: np.random.Generator
