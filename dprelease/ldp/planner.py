@@ -134,7 +134,7 @@ class LdpPlan:
         return (
             f"With {best.name} at ε = {self.epsilon:g} {how_many} for the same margin of error "
             f"as central DP (a discrete Laplace histogram): with n = {self.n:,} respondents "
-            f"a count is within ±{best.moe:,.4g} ({best.moe / self.n:.3%} of n) under "
+            f"a count is within ±{best.moe:,.4g} ({100 * best.moe / self.n:.3g}% of n) under "
             f"{best.name}, against ±{self.central.moe:,.4g} centrally, at "
             f"{self.confidence:.0%} confidence."
         )
