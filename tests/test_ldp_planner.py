@@ -282,3 +282,14 @@ def test_cli_errors_are_one_line_exit_2(args, pattern):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and pattern in lines[0]
     assert "Traceback" not in result.stderr
+
+
+def test_building_the_cli_parser_does_not_load_the_ldp_modules():
+    code = (
+        "import sys, dprelease.cli; dprelease.cli._parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith(('dprelease.ldp.', 'pyarrow'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout
+    assert out.strip() == "['dprelease.ldp.command']"

@@ -8,23 +8,64 @@ name), `planner` (accuracy at (ε, d, n), best protocol, central alternative), `
 with the truth) and `command` (the `ldp` CLI).
 """
 
-from dprelease.ldp.attributes import AttributeSchemes, compare_attribute_schemes, simulate_schemes
-from dprelease.ldp.base import FrequencyProtocol, LdpError, Support, secure_generator
-from dprelease.ldp.numeric import DuchiMean, OneBitMean
-from dprelease.ldp.planner import (
-    LdpPlan,
-    plan_ldp,
-    respondents_needed,
-    variance_against_epsilon,
-)
-from dprelease.ldp.registry import PROTOCOLS, protocol
-from dprelease.ldp.simulate import (
-    EncodedColumn,
-    Simulation,
-    encode_column,
-    project_to_simplex,
-    simulate,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names are loaded on first use, so `import dprelease.cli` stays light
+    from dprelease.ldp.attributes import (
+        AttributeSchemes,
+        compare_attribute_schemes,
+        simulate_schemes,
+    )
+    from dprelease.ldp.base import FrequencyProtocol, LdpError, Support, secure_generator
+    from dprelease.ldp.numeric import DuchiMean, OneBitMean
+    from dprelease.ldp.planner import (
+        LdpPlan,
+        plan_ldp,
+        respondents_needed,
+        variance_against_epsilon,
+    )
+    from dprelease.ldp.registry import PROTOCOLS, protocol
+    from dprelease.ldp.simulate import (
+        EncodedColumn,
+        Simulation,
+        encode_column,
+        project_to_simplex,
+        simulate,
+    )
+
+_HOMES = {
+    "AttributeSchemes": "attributes",
+    "compare_attribute_schemes": "attributes",
+    "simulate_schemes": "attributes",
+    "FrequencyProtocol": "base",
+    "LdpError": "base",
+    "Support": "base",
+    "secure_generator": "base",
+    "DuchiMean": "numeric",
+    "OneBitMean": "numeric",
+    "LdpPlan": "planner",
+    "plan_ldp": "planner",
+    "respondents_needed": "planner",
+    "variance_against_epsilon": "planner",
+    "PROTOCOLS": "registry",
+    "protocol": "registry",
+    "EncodedColumn": "simulate",
+    "Simulation": "simulate",
+    "encode_column": "simulate",
+    "project_to_simplex": "simulate",
+    "simulate": "simulate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'dprelease.ldp' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"dprelease.ldp.{home}"), name)
+
 
 __all__ = [
     "PROTOCOLS",
