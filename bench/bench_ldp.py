@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dprelease.ldp import protocol, secure_generator  # noqa: E402
+from dprelease.ldp import protocol, secure_generator
 
 
 def main() -> None:

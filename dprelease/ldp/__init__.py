@@ -4,7 +4,7 @@ Modules: `base` (checks, secure generator, the support-count estimator and its e
 variance), one per protocol family (`direct` GRR, `unary` SUE/OUE, `hashing` BLH/OLH,
 `hadamard` HR, `numeric` 1BitMean and Duchi et al. for means), `registry` (protocols by
 name), `planner` (accuracy at (ε, d, n), best protocol, central alternative), `attributes`
-(split ε or sample one attribute), `simulate` (CONFIDENTIAL: randomise real data, compare
+(split ε or sample one attribute), `simulation` (CONFIDENTIAL: randomise real data, compare
 with the truth) and `command` (the `ldp` CLI).
 """
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the names are loaded on first use, so `import dprelease.cli
         variance_against_epsilon,
     )
     from dprelease.ldp.registry import PROTOCOLS, protocol
-    from dprelease.ldp.simulate import (
+    from dprelease.ldp.simulation import (
         EncodedColumn,
         Simulation,
         encode_column,
@@ -52,11 +52,11 @@ _HOMES = {
     "variance_against_epsilon": "planner",
     "PROTOCOLS": "registry",
     "protocol": "registry",
-    "EncodedColumn": "simulate",
-    "Simulation": "simulate",
-    "encode_column": "simulate",
-    "project_to_simplex": "simulate",
-    "simulate": "simulate",
+    "EncodedColumn": "simulation",
+    "Simulation": "simulation",
+    "encode_column": "simulation",
+    "project_to_simplex": "simulation",
+    "simulate": "simulation",
 }
 
 

@@ -28,7 +28,7 @@ from dprelease.ldp.base import (
 )
 from dprelease.ldp.planner import best_of, protocol_accuracies
 from dprelease.ldp.registry import PROTOCOLS, protocol
-from dprelease.ldp.simulate import MISSING, EncodedColumn, project_to_simplex
+from dprelease.ldp.simulation import MISSING, EncodedColumn, project_to_simplex
 
 
 @dataclass(frozen=True)

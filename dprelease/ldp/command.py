@@ -69,7 +69,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from dprelease.ldp.base import LdpError
     from dprelease.ldp.registry import protocol
-    from dprelease.ldp.simulate import encode_column, simulate
+    from dprelease.ldp.simulation import encode_column, simulate
     from dprelease.reading import read_data
 
     protocol(args.protocol)  # an unknown protocol fails before the data are read
