@@ -92,6 +92,9 @@ def _parser() -> _Parser:
     sample.add_argument("--out", required=True, help="CSV file to write")
     sample.add_argument("--seed", type=int, help="seed for a reproducible sample")
     sample.add_argument("--plan", help="also write a matching plan (.yaml or .json) here")
+    from dprelease.ldp.command import add_parser as add_ldp_parser
+
+    add_ldp_parser(commands)
     return parser
 
 
@@ -336,6 +339,7 @@ COMMANDS: dict[str, Any] = {
     "release": _cmd_release,
     "validate": _cmd_validate,
     "sample": _cmd_sample,
+    "ldp": lambda args: __import__("dprelease.ldp.command", fromlist=["run"]).run(args),
 }
 
 
