@@ -121,9 +121,7 @@ def gaussian_epsilon(sigmas: list[float], delta: float, l2: float) -> float:
     # Rounded down a little: a smaller σ only makes the stated ε larger (safe).
     sigma = math.fsum(s**-2 for s in sigmas) ** -0.5 * (1 - 1e-14)
     epsilon = threshold(lambda eps: gaussian_delta(sigma, eps, l2) <= delta, 0.0, 1.0)[1]
-    return _raise_until(
-        epsilon, lambda e: gaussian_delta_upper(sigma, e, l2) <= Fraction(delta)
-    )
+    return _raise_until(epsilon, lambda e: gaussian_delta_upper(sigma, e, l2) <= Fraction(delta))
 
 
 def gaussian_moe(sigma: float, alpha: float) -> float:

@@ -18,7 +18,6 @@ import decimal
 from decimal import Decimal
 from fractions import Fraction
 
-
 _DIGITS = 60
 _RELATIVE_SLACK = Decimal("1e-50")  # ≫ the error of a few dozen correctly rounded steps
 _ABSOLUTE_SLACK = Decimal("1e-45")  # for δ, whose terms are at most 1 in size
@@ -97,8 +96,8 @@ def _normal_cdf(x: Decimal) -> Decimal:
 def gaussian_delta_upper(sigma: float, epsilon: float, l2: float) -> Fraction:
     """An upper bound on the analytic Gaussian's δ(ε) at noise σ and sensitivity Δ₂."""
     with decimal.localcontext(_context()):
-        s, e, l = Decimal(sigma), Decimal(epsilon), Decimal(l2)
-        a = l / (2 * s) - e * s / l
-        b = -l / (2 * s) - e * s / l
+        s, e, sens = Decimal(sigma), Decimal(epsilon), Decimal(l2)
+        a = sens / (2 * s) - e * s / sens
+        b = -sens / (2 * s) - e * s / sens
         value = _normal_cdf(a) - e.exp() * _normal_cdf(b)
         return Fraction(max(value, Decimal(0)) + _ABSOLUTE_SLACK)
