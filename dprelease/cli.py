@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from dprelease import ledger_command
 from dprelease.errors import DPReleaseError, one_line
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ def _parser() -> _Parser:
     sample.add_argument("--out", required=True, help="CSV file to write")
     sample.add_argument("--seed", type=int, help="seed for a reproducible sample")
     sample.add_argument("--plan", help="also write a matching plan (.yaml or .json) here")
+    ledger_command.add_parser(commands)
     return parser
 
 
@@ -333,6 +335,7 @@ COMMANDS: dict[str, Any] = {
     "release": _cmd_release,
     "validate": _cmd_validate,
     "sample": _cmd_sample,
+    "ledger": lambda args: ledger_command.run(args),
 }
 
 
