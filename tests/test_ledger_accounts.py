@@ -48,7 +48,7 @@ def test_delta_is_always_accounted_against_a_default_cap(tmp_path):
     ):
         charge(ledger, "r3", Guarantee(0.001, 3e-4))
     assert ledger.balance(A).spent_delta <= DELTA_LIMIT
-    with pytest.raises(BudgetError, match="between 0 and 0.001"):
+    with pytest.raises(BudgetError, match=r"between 0 and 0\.001"):
         charge(ledger, "big", Guarantee(0.001, 2.7e-3))
 
 
@@ -72,7 +72,7 @@ def test_changed_records_under_the_same_name_share_its_account(tmp_path):
         and account.notice
         and "differ from those charged before" in (account.notice)
     )
-    with pytest.raises(BudgetError, match="only ε = 0.5 is left"):
+    with pytest.raises(BudgetError, match=r"only ε = 0\.5 is left"):
         charge(ledger, "r2", Guarantee(1.0, None), key=B, name="census")
     charge(ledger, "r2", Guarantee(0.5, None), key=B, name="census")
     assert ledger.balance(B) == ledger.balance(A)  # B's records now point at the account
@@ -103,7 +103,8 @@ def test_a_format_1_ledger_is_upgraded_and_its_accounts_continue(tmp_path):
         conn.execute("CREATE INDEX charges_by_dataset ON charges (dataset)")
         conn.execute("INSERT INTO caps VALUES (?, 2.0, NULL, 'then')", (legacy,))
         conn.execute(
-            "INSERT INTO charges VALUES ('old', ?, 1.5, 0.0, NULL, 'basic', 'p', '[\"t\"]', 'then')",
+            "INSERT INTO charges VALUES"
+            " ('old', ?, 1.5, 0.0, NULL, 'basic', 'p', '[\"t\"]', 'then')",
             (legacy,),
         )
         conn.execute("PRAGMA application_id = 1685090917")
@@ -112,7 +113,7 @@ def test_a_format_1_ledger_is_upgraded_and_its_accounts_continue(tmp_path):
     ledger = Ledger(path)
     assert ledger.balance(legacy).spent_epsilon == 1.5
     records = fingerprint_table(read_data(b"age\n34\n", filename="d.csv")).key()
-    with pytest.raises(BudgetError, match="only ε = 0.5 is left"):
+    with pytest.raises(BudgetError, match=r"only ε = 0\.5 is left"):
         charge(ledger, "new", Guarantee(1.0, None), key=records, legacy=legacy)
     charge(ledger, "new", Guarantee(0.5, None), key=records, legacy=legacy)
     assert ledger.balance(records).spent_epsilon == 2.0  # one account, old and new charges
