@@ -164,10 +164,12 @@ def _best_alpha(rho: float, log_inv_delta: float) -> float:
 def zcdp_epsilon_at_order(rho: float, delta: float, alpha: float) -> float:
     """The CKS bound at a given order α, rounded up: valid whatever α is.
 
-    The float formula loses up to ~1e-9 of its value to cancellation, so the value stated is
-    the high-precision bound of `dprelease.precise` (with its allowance), rounded up. It may be
+    The float formula (pushed up by a few ulps) can still be ~1e-9 too low after cancellation,
+    so the value stated is the larger of it and the high-precision bound of
+    `dprelease.precise` (with its allowance), rounded up. It may be
     ≤ 0 for a vanishing ρ; `zcdp_to_epsilon` refuses that."""
-    return round_up(cks_epsilon_upper(alpha, rho, delta))
+    float_bound = push_up(_cks_epsilon_at(alpha, rho, math.log(1 / delta)))
+    return max(float_bound, round_up(cks_epsilon_upper(alpha, rho, delta)))
 
 
 def _zcdp_epsilon(rho: float, delta: float) -> tuple[float, float]:
