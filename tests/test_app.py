@@ -320,3 +320,28 @@ def test_same_release_id_is_never_charged_twice(ledger_file):
     assert any("already made and charged" in i.value for i in app.info)
     assert len(Ledger(ledger_file).entries(records_key(ws))) == 1
     assert first is not None
+
+
+def test_the_release_page_names_the_account_and_checks_delta(ledger_file):
+    from dprelease.accounting import Guarantee
+
+    app = go(open_app(), "pages/release.py")
+    app.text_input(key="dataset_name").set_value("census sample").run()
+    ws = workspace(app)
+    assert ws.plan["dataset"] == "census sample"
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    book = Ledger(ledger_file)
+    assert book.datasets() == [(records_key(ws), "census sample")]
+    # The δ cap is kept by "Set cap" and enforced: spend nearly all of it, then the page refuses.
+    book.set_cap(records_key(ws), None, 2e-10)
+    app.button(key="new_release").click().run()
+    app.number_input(key="cap_input").set_value(50.0).run()
+    app.button(key="set_cap").click().run()
+    assert book.balance(records_key(ws)).cap_delta == 2e-10
+    with book.charge(records_key(ws), "other", Guarantee(0.1, 1e-10), label="x", tables=["t"]):
+        pass
+    app.run()
+    assert any("lifetime δ cap" in e.value for e in app.error), [e.value for e in app.error]
+    assert app.button(key="create_release").disabled
