@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from dprelease.bisection import threshold
 from dprelease.errors import BudgetError, InternalError
+from dprelease.precise import cks_epsilon_upper
 
 _SAFETY_ULPS = 8  # how far float formulas are pushed up to cover their rounding error
 
@@ -163,19 +164,35 @@ def _best_alpha(rho: float, log_inv_delta: float) -> float:
 def zcdp_epsilon_at_order(rho: float, delta: float, alpha: float) -> float:
     """The CKS bound at a given order α, rounded up: valid whatever α is.
 
-    For a vanishing ρ the bound can dip just below 0 (true, but it reads as nonsense in a
-    report); 0 is a weaker claim, so it is what we state."""
-    return push_up(max(0.0, _cks_epsilon_at(alpha, rho, math.log(1 / delta))))
+    The float formula (pushed up by a few ulps) can still be ~1e-9 too low after cancellation,
+    so the value stated is the larger of it and the high-precision bound of
+    `dprelease.precise` (with its allowance), rounded up. It may be
+    ≤ 0 for a vanishing ρ; `zcdp_to_epsilon` refuses that."""
+    float_bound = push_up(_cks_epsilon_at(alpha, rho, math.log(1 / delta)))
+    return max(float_bound, round_up(cks_epsilon_upper(alpha, rho, delta)))
+
+
+def _zcdp_epsilon(rho: float, delta: float) -> tuple[float, float]:
+    alpha = _best_alpha(rho, math.log(1 / delta))
+    return zcdp_epsilon_at_order(rho, delta, alpha), alpha
 
 
 def zcdp_to_epsilon(rho: float, delta: float) -> tuple[float, float]:
-    """(ε, α): the (ε, δ)-DP guarantee implied by ρ-zCDP, and the order that gives it."""
+    """(ε, α): the (ε, δ)-DP guarantee implied by ρ-zCDP, and the order that gives it.
+
+    A positive ρ whose bound is ε ≤ 0 (a vanishing ρ, or a δ so large that the guarantee says
+    nothing) is refused: no such pair is stated as a guarantee."""
     if rho <= 0 or not math.isfinite(rho):
         raise BudgetError(f"rho must be a finite number greater than 0, got {rho!r}.")
     if not 0 < delta < 1:
         raise BudgetError(f"delta must lie strictly between 0 and 1, got {delta!r}.")
-    alpha = _best_alpha(rho, math.log(1 / delta))
-    return zcdp_epsilon_at_order(rho, delta, alpha), alpha
+    epsilon, alpha = _zcdp_epsilon(rho, delta)
+    if epsilon <= 0:
+        raise BudgetError(
+            f"rho = {rho!r} at delta = {delta!r} converts to no positive epsilon (the bound is "
+            f"{epsilon!r}); raise rho or lower delta."
+        )
+    return epsilon, alpha
 
 
 def epsilon_to_zcdp(epsilon: float, delta: float) -> tuple[float, float]:
@@ -186,9 +203,20 @@ def epsilon_to_zcdp(epsilon: float, delta: float) -> tuple[float, float]:
     """
     if epsilon <= 0 or not math.isfinite(epsilon):
         raise BudgetError(f"epsilon must be a finite number greater than 0, got {epsilon!r}.")
-    low, _ = threshold(lambda rho: zcdp_to_epsilon(rho, delta)[0] > epsilon, 0.0, epsilon)
-    low_alpha = zcdp_to_epsilon(low, delta)[1] if low > 0 else math.inf
-    if low <= 0 or zcdp_epsilon_at_order(low, delta, low_alpha) > epsilon:
+    if not 0 < delta < 1:
+        raise BudgetError(f"delta must lie strictly between 0 and 1, got {delta!r}.")
+    log_inv_delta = math.log(1 / delta)
+
+    def float_epsilon(rho: float) -> float:  # fast, for the search; checked precisely below
+        return push_up(_cks_epsilon_at(_best_alpha(rho, log_inv_delta), rho, log_inv_delta))
+
+    low, _ = threshold(lambda rho: float_epsilon(rho) > epsilon, 0.0, epsilon)
+    low_alpha = _best_alpha(low, log_inv_delta) if low > 0 else math.inf
+    for _ in range(64):  # the float bound may understate by ~1e-9: step ρ down until it fits
+        if low <= 0 or zcdp_epsilon_at_order(low, delta, low_alpha) <= epsilon:
+            break
+        low *= 1 - 2.0**-30
+    if low <= 0 or not 0 < zcdp_epsilon_at_order(low, delta, low_alpha) <= epsilon:
         raise BudgetError(
             f"epsilon = {epsilon!r} at delta = {delta!r} leaves no zCDP budget; "
             "raise epsilon or delta."

@@ -219,19 +219,29 @@ def run_audit(
     claimed_noise: Noise | None = None,
     sampler: Sampler = secure_sampler,
     alpha: float = ALPHA,
+    counts: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> AuditResult:
     """Audit `sampler` with `noise` (e.g. an under-noised variant) against `claim`.
 
     `claimed_noise` (default `noise`) defines the rejection sets; pass the honest noise
-    when auditing a variant, so that the sets do not depend on what is audited.
+    when auditing a variant, so that the sets do not depend on what is audited. `counts`
+    gives the true counts (x, x′) of two neighbouring data sets as the data pipeline made
+    them; by default x′ − x is a shift at the declared sensitivity `sens`.
     """
     claimed_noise = claimed_noise or noise
-    shift = neighbouring_shift(sens)
-    x = np.full(samples * len(shift), BASE_COUNT, dtype=np.int64)
+    if counts is None:
+        shift = neighbouring_shift(sens)
+        base = np.full(len(shift), BASE_COUNT, dtype=np.int64)
+    else:
+        base = np.asarray(counts[0], dtype=np.int64)
+        shift = np.asarray(counts[1], dtype=np.int64) - base
+    x = np.tile(base, samples)
     x_prime = x + np.tile(shift, samples)
     noise_at_x = (sampler(x, noise, sens) - x).reshape(samples, len(shift))
     # Under x′ the noise relative to x is n + d.
     noise_at_x_prime = (sampler(x_prime, noise, sens) - x).reshape(samples, len(shift))
+    if not np.any(shift):
+        raise InternalError("the two data sets give the same counts: nothing to audit")
     loss_x = privacy_loss(claimed_noise, noise_at_x, shift)
     loss_x_prime = privacy_loss(claimed_noise, noise_at_x_prime, shift)
     thresholds = _thresholds(claimed_noise, shift)
@@ -295,4 +305,28 @@ def audit_table(
         claimed_noise=table.noise,
         sampler=sampler,
         alpha=alpha,
+    )
+
+
+def audit_data(
+    table: TableBudget,
+    true_x: np.ndarray,
+    true_x_prime: np.ndarray,
+    samples: int,
+    *,
+    alpha: float = ALPHA,
+) -> AuditResult:
+    """End to end: the release's sampler at the counts of two neighbouring *data sets*
+    (made by the real encode → unit cap → count), against what the table claims.
+
+    Unlike `audit_table`, the shift x′ − x comes from the data, not from the sensitivity the
+    allocator declares, so a wrong sensitivity (`replace` halved) or a unit cap that keeps one
+    row too many shows as a violation."""
+    return run_audit(
+        table.noise,
+        table.sensitivity,
+        claim_of(table),
+        samples,
+        alpha=alpha,
+        counts=(true_x, true_x_prime),
     )

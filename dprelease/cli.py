@@ -17,13 +17,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from dprelease import ledger_command
 from dprelease.errors import DPReleaseError, one_line
+from dprelease.ldp import command as ldp_command
+
+# Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
+SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
 
 if TYPE_CHECKING:
     from dprelease.allocation import Allocation
     from dprelease.data import EncodedData
-    from dprelease.ledger import Ledger
     from dprelease.plan import Plan
+    from dprelease.publish import Account
     from dprelease.release import Release
 
 
@@ -92,9 +97,8 @@ def _parser() -> _Parser:
     sample.add_argument("--out", required=True, help="CSV file to write")
     sample.add_argument("--seed", type=int, help="seed for a reproducible sample")
     sample.add_argument("--plan", help="also write a matching plan (.yaml or .json) here")
-    from dprelease.ldp.command import add_parser as add_ldp_parser
-
-    add_ldp_parser(commands)
+    for module in SUBCOMMANDS.values():
+        module.add_parser(commands)
     return parser
 
 
@@ -193,7 +197,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     source = _data_source(plan, args.data)
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
-    account = _ledger_account(args, source, allocation)  # a spent budget fails before reading
+    account = _ledger_account(args, source, plan, allocation)  # before drawing anything
     encoded = load_data(source, plan, max_bytes=args.max_data_mb * 1_000_000)
     if account is None:
         release = draw_release(plan, count(encoded, plan), allocation)
@@ -215,65 +219,62 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
 
 def _ledger_account(
-    args: argparse.Namespace, source: Path, allocation: Allocation
-) -> tuple[Ledger, str] | None:
-    """With --ledger: the ledger and this data file's key, cap set and checked (no lock yet)."""
+    args: argparse.Namespace, source: Path, plan: Plan, allocation: Allocation
+) -> Account | None:
+    """With --ledger: the account of this data's records (fingerprint of the parsed records,
+    the plan's `dataset:` name), its cap set and checked (no lock yet)."""
     if args.ledger is None:
         if args.cap is not None:
             from dprelease.errors import BudgetError
 
             raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
         return None
+    from dprelease.fingerprint import fingerprint_table
     from dprelease.ledger import Ledger, dataset_key_of_file, default_ledger_path
+    from dprelease.publish import Account
+    from dprelease.reading import read_data
 
     ledger = Ledger(args.ledger or default_ledger_path())
-    key = dataset_key_of_file(source)
+    records = fingerprint_table(read_data(source, max_bytes=args.max_data_mb * 1_000_000))
+    account = Account(ledger, records.key(), plan.dataset, dataset_key_of_file(source))
+    resolved = ledger.account(account.records, account.name, account.legacy)
+    if resolved.notice:
+        sys.stderr.write(f"ledger: note: {resolved.notice}\n")
     if args.cap is not None:
-        ledger.set_cap(key, args.cap, ledger.balance(key).cap_delta)
-    ledger.check(key, allocation.total)
-    return ledger, key
+        ledger.set_cap(account.records, args.cap, name=account.name, legacy=account.legacy)
+    ledger.check(account.records, allocation.total, name=account.name, legacy=account.legacy)
+    return account
 
 
 def _charged_release(
     args: argparse.Namespace,
-    account: tuple[Ledger, str],
+    account: Account,
     plan: Plan,
     encoded: EncodedData,
     allocation: Allocation,
     out: Path,
 ) -> Release:
-    """Draw and write the release inside the ledger's charge, then move it into place.
-
-    The charge commits only if the release was drawn and written (to a hidden staging folder
-    next to `out`); the rename comes after the commit. A crash between the two leaves a
-    release charged but not delivered: the safe direction.
-    """
+    """The one charged flow (`dprelease.publish`): drawn and built in memory inside the
+    charge, written to `out` only after the charge has committed."""
     import secrets
-    import shutil
-    import tempfile
 
-    from dprelease.data import count
-    from dprelease.export import check_output_path, write_release
-    from dprelease.release import draw_release
+    from dprelease.publish import charged_release, deliver
 
-    ledger, key = account
-    tables = [t.name for t in allocation.tables]
-    label = f"{Path(args.plan).name} ({allocation.accounting})"
-    release_id = secrets.token_hex(16)  # one per run: a rerun is a new release, charged anew
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".dprelease-"))
-    try:
-        with ledger.charge(key, release_id, allocation.total, label=label, tables=tables):
-            release = draw_release(plan, count(encoded, plan), allocation)
-            staged = write_release(release, staging / out.name)
-        staged.rename(check_output_path(out))
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return release
+    published = charged_release(
+        plan,
+        allocation,
+        encoded,
+        account,
+        release_id=secrets.token_hex(16),  # one per run: a rerun is a new release, charged anew
+        label=f"{Path(args.plan).name} ({allocation.accounting})",
+    )
+    deliver(published, out)
+    return published.release
 
 
-def _print_balance(account: tuple[Ledger, str], epsilon: float | None) -> None:
-    ledger, key = account
-    balance = ledger.balance(key)
+def _print_balance(account: Account, epsilon: float | None) -> None:
+    ledger = account.ledger
+    balance = ledger.balance(ledger.account(account.records, account.name, account.legacy).key)
     cap = (
         "no lifetime cap (set one with --cap)"
         if balance.cap_epsilon is None
@@ -339,7 +340,7 @@ COMMANDS: dict[str, Any] = {
     "release": _cmd_release,
     "validate": _cmd_validate,
     "sample": _cmd_sample,
-    "ldp": lambda args: __import__("dprelease.ldp.command", fromlist=["run"]).run(args),
+    **{name: module.run for name, module in SUBCOMMANDS.items()},
 }
 
 

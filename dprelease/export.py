@@ -131,13 +131,18 @@ def release_files(release: Release) -> dict[str, bytes]:
     return files
 
 
-def release_zip(release: Release) -> bytes:
-    """The release as the bytes of a zip file (for a download button)."""
+def files_zip(files: dict[str, bytes]) -> bytes:
+    """Release files as the bytes of a zip file."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, content in release_files(release).items():
+        for name, content in files.items():
             archive.writestr(name, content)
     return buffer.getvalue()
+
+
+def release_zip(release: Release) -> bytes:
+    """The release as the bytes of a zip file (for a download button)."""
+    return files_zip(release_files(release))
 
 
 def check_output_path(out: str | Path) -> Path:
@@ -152,31 +157,65 @@ def check_output_path(out: str | Path) -> Path:
     return out
 
 
-def write_release(release: Release, out: str | Path) -> Path:
-    """Write to a new directory, or a zip when `out` ends in .zip; never overwrite."""
-    out = check_output_path(out)
+STAGING_PREFIX = ".dprelease-staging-"
+
+
+def _staging(folder: Path) -> Path:
+    """A new staging folder, 0700 (mkdtemp), named after this process so that the next run
+    can tell whether its writer is gone."""
+    return Path(tempfile.mkdtemp(dir=folder, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+
+
+def _alive(pid: int) -> bool:
     try:
-        if out.suffix.lower() == ".zip":
-            data = release_zip(release)
-            with tempfile.NamedTemporaryFile(dir=out.parent, delete=False) as handle:
-                handle.write(data)
-            try:
-                os.link(handle.name, out)  # fails if `out` appeared meanwhile: never overwrite
-            finally:
-                os.unlink(handle.name)
-            return out
-        staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".dprelease-"))
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def clean_stale_staging(folder: str | Path) -> list[Path]:
+    """Remove staging folders that a killed release left in `folder` (their process is gone,
+    and they are ours); returns what was removed."""
+    removed = []
+    for entry in Path(folder).glob(f"{STAGING_PREFIX}*"):
+        pid_text = entry.name[len(STAGING_PREFIX) :].split("-", 1)[0]
         try:
-            for name, content in release_files(release).items():
-                target = staging / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(content)
-            os.mkdir(out)  # claims the name atomically; fails if it appeared meanwhile
-            for entry in staging.iterdir():
-                entry.rename(out / entry.name)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging)
+            owned = entry.lstat().st_uid == os.getuid() and entry.is_dir()
+        except OSError:
+            continue
+        if owned and pid_text.isdigit() and not _alive(int(pid_text)):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def write_files(files: dict[str, bytes], out: str | Path) -> Path:
+    """Write release files to a new directory, or a zip when `out` ends in .zip; never
+    overwrite. Everything is written inside a 0700 staging folder next to `out` and then
+    renamed into place, so a failure (or a kill) leaves no partial release at `out`, and what
+    a killed process leaves is unreadable to others and removed by the next run."""
+    out = check_output_path(out)
+    clean_stale_staging(out.parent)
+    staging: Path | None = None
+    try:
+        staging = _staging(out.parent)
+        if out.suffix.lower() == ".zip":
+            staged = staging / "release.zip"
+            staged.write_bytes(files_zip(files))
+            os.link(staged, out)  # fails if `out` appeared meanwhile: never overwrite
+            return out
+        inner = staging / "release"
+        for name, content in files.items():
+            target = inner / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        os.mkdir(out)  # claims the name atomically; fails if it appeared meanwhile
+        for entry in inner.iterdir():
+            entry.rename(out / entry.name)
+        return out
     except FileExistsError:
         raise ReleaseError(
             f"'{out}' already exists; choose a new path (nothing is ever overwritten)."
@@ -185,4 +224,11 @@ def write_release(release: Release, out: str | Path) -> Path:
         raise ReleaseError(
             f"Cannot write the release to '{out}': {error.strerror or error}; choose another path."
         ) from None
-    return out
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_release(release: Release, out: str | Path) -> Path:
+    """Write to a new directory, or a zip when `out` ends in .zip; never overwrite."""
+    return write_files(release_files(release), out)

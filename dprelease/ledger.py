@@ -1,7 +1,10 @@
 """The budget ledger: what each data set has spent over its lifetime, against a cap.
 
-One SQLite file (stdlib `sqlite3`) holds, per data set (keyed by the SHA-256 of its bytes),
-every charged release and an optional lifetime cap on ε and δ. Releases compose by basic
+One SQLite file (stdlib `sqlite3`) holds, per data set (an *account*), every charged release
+and a lifetime cap on ε (optional) and δ (1e-3, `DEFAULT_DELTA_CAP`, unless one is set).
+
+Accounts follow the parsed records, not the file's bytes (`dprelease.ledger_accounts`, with
+names and the upgrade of format-1 ledgers). Releases compose by basic
 composition: spent ε = Σ ε_i and spent δ = Σ δ_i, summed exactly with `Fraction` and rounded
 up, so floating-point addition can never under-count (ten charges of the float 0.1 add up to
 slightly more than 1, and a cap of 1.0 refuses the tenth).
@@ -20,8 +23,7 @@ How a release is charged exactly once:
   release in progress; ``synchronous=FULL``, so that a committed charge survives power loss.
   WAL needs a local file system (not a network share).
 
-A cap may be lowered below what is already spent: that is allowed (a steward may tighten
-policy after the fact), and then nothing more can be released from that data set.
+A cap may be lowered below what is spent (a steward may tighten policy): nothing more fits.
 
 The ledger stores public facts only: ε, δ, ρ, the accounting, a label (the plan's name or
 summary), table names and times. Never a data value, a count, a row count or a seed.
@@ -33,31 +35,42 @@ import hashlib
 import json
 import math
 import os
-import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dprelease.accounting import Guarantee, exact_sum, round_down, round_up
+from dprelease.accounting import Guarantee, exact_sum, round_up
 from dprelease.errors import BudgetError, InternalError, LedgerError
+from dprelease.ledger_accounts import (
+    FORMAT,
+    SCHEMA,
+    all_accounts,
+    check_key,
+    find_account,
+    key_of,
+    register,
+    resolve,
+    upgrade,
+)
+from dprelease.ledger_values import (
+    DEFAULT_DELTA_CAP,
+    Account,
+    AlreadyChargedError,
+    Balance,
+    LedgerEntry,
+    cost,
+    shortfall,
+)
+from dprelease.limits import DELTA_LIMIT
 
+__all__ = ["Account", "AlreadyChargedError", "Balance", "Ledger", "LedgerEntry"]  # re-exported
 ENV_VAR = "DPRELEASE_LEDGER"
 DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to finish
 _APPLICATION_ID = 0x64707265  # "dpre" in the SQLite header: tells our file from any other
-_FORMAT = 1  # PRAGMA user_version of the layout below
-_SCHEMA = (
-    "CREATE TABLE caps (dataset TEXT PRIMARY KEY, epsilon REAL, delta REAL, updated TEXT NOT NULL)",
-    "CREATE TABLE charges (release_id TEXT PRIMARY KEY, dataset TEXT NOT NULL,"
-    " epsilon REAL NOT NULL, delta REAL NOT NULL, rho REAL, accounting TEXT NOT NULL,"
-    " label TEXT NOT NULL, tables TEXT NOT NULL, created TEXT NOT NULL)",
-    "CREATE INDEX charges_by_dataset ON charges (dataset)",
-)
-_KEY = re.compile(r"[0-9a-f]{64}")
+_KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
 
 
 def dataset_key(data: bytes) -> str:
@@ -85,95 +98,6 @@ def default_ledger_path() -> Path:
             f"set {ENV_VAR} to a writable path."
         ) from None
     return folder / "ledger.sqlite"
-
-
-@dataclass(frozen=True)
-class LedgerEntry:
-    """One charged release (public facts only)."""
-
-    release_id: str
-    dataset: str
-    epsilon: float
-    delta: float
-    rho: float | None
-    accounting: str
-    label: str
-    tables: tuple[str, ...]
-    created: str  # UTC, ISO 8601
-
-
-@dataclass(frozen=True)
-class Balance:
-    """A data set's lifetime spend. `spent_*` are rounded up, `left_*` rounded down."""
-
-    cap_epsilon: float | None
-    cap_delta: float | None
-    spent_epsilon: float
-    spent_delta: float
-    releases: int
-
-    @property
-    def left_epsilon(self) -> float | None:
-        return _left(self.cap_epsilon, self.spent_epsilon)
-
-    @property
-    def left_delta(self) -> float | None:
-        return _left(self.cap_delta, self.spent_delta)
-
-
-def _left(cap: float | None, spent: float) -> float | None:
-    # Never negative: a cap lowered below the spend leaves 0, not a debt.
-    return None if cap is None else round_down(max(Fraction(cap) - Fraction(spent), Fraction(0)))
-
-
-class AlreadyChargedError(BudgetError):
-    """This release_id was charged before; `entry` is that first charge."""
-
-    def __init__(self, entry: LedgerEntry) -> None:
-        self.entry = entry
-        super().__init__(
-            f"This release was already charged (ε = {entry.epsilon!r} at {entry.created}); "
-            "it is never charged twice."
-        )
-
-
-def _shortfall(balance: Balance, epsilon: float, delta: float) -> str | None:
-    """Why a release of (ε, δ) does not fit the caps, or None when it fits.
-
-    need ≤ left is tested on the rounded values, which is exact for a float need (left is
-    the largest float ≤ cap − spent), so the check and the shown balance always agree.
-    """
-    left = balance.left_epsilon
-    if left is not None and epsilon > left:
-        # A gap of a few ulps surprises (ten times the float 0.1 exceeds 1): say what fits.
-        lower = f"lower the budget to ε = {left!r}" if epsilon - left < 1e-9 else "lower the budget"
-        return (
-            f"This release needs ε = {epsilon!r} but only ε = {left!r} is left of the lifetime "
-            f"cap {balance.cap_epsilon!r} for this data set; {lower} or raise the cap."
-        )
-    left = balance.left_delta
-    if left is not None and delta > left:  # a pure release (δ = 0) always fits the δ cap
-        return (
-            f"This release needs δ = {delta!r} but only δ = {left!r} is left of the lifetime "
-            f"δ cap {balance.cap_delta!r} for this data set; lower delta or raise the cap."
-        )
-    return None
-
-
-def _cost(guarantee: Guarantee) -> tuple[float, float]:
-    """The (ε, δ) a guarantee charges; pure DP charges δ = 0."""
-    epsilon, delta = guarantee.epsilon, guarantee.delta if guarantee.delta is not None else 0.0
-    if epsilon is None or not (math.isfinite(epsilon) and epsilon >= 0):
-        raise BudgetError(f"The ledger needs a finite ε ≥ 0 for the release, got {epsilon!r}.")
-    if not 0 <= delta <= 1:
-        raise BudgetError(f"The ledger needs a δ between 0 and 1 for the release, got {delta!r}.")
-    return epsilon, delta
-
-
-def _check_key(dataset: str) -> None:
-    # A file name or path here would silently open a second account for the same data.
-    if not _KEY.fullmatch(dataset):
-        raise InternalError("a ledger data set must be a dataset_key() (64 lowercase hex digits)")
 
 
 def _entry(row: sqlite3.Row) -> LedgerEntry:
@@ -219,22 +143,23 @@ class Ledger:
                 conn.execute("ROLLBACK")
                 conn.execute("BEGIN IMMEDIATE")
                 if self._is_empty(conn):
-                    for statement in _SCHEMA:
+                    for statement in SCHEMA:
                         conn.execute(statement)
                     conn.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
-                    conn.execute(f"PRAGMA user_version = {_FORMAT}")
+                    conn.execute(f"PRAGMA user_version = {FORMAT}")
             if conn.execute("PRAGMA application_id").fetchone()[0] != _APPLICATION_ID:
                 raise LedgerError(
                     f"'{self.path}' is an SQLite database but not a dprelease ledger; "
                     "choose another path."
                 )
-            if conn.execute("PRAGMA user_version").fetchone()[0] > _FORMAT:
+            if conn.execute("PRAGMA user_version").fetchone()[0] > FORMAT:
                 raise LedgerError(
                     f"The ledger '{self.path}' was written by a newer dprelease; upgrade dprelease."
                 )
             if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                 raise LedgerError(self._damaged("the integrity check failed"))
             conn.execute("COMMIT")
+            upgrade(conn)
 
     @staticmethod
     def _is_empty(conn: sqlite3.Connection) -> bool:
@@ -292,17 +217,43 @@ class Ledger:
         finally:
             conn.close()  # rolls back whatever was not committed
 
+    # --- accounts -----------------------------------------------------------------------
+
+    def account(self, records: str, name: str | None = None, legacy: str | None = None) -> Account:
+        """The account a release of these records (fingerprint key) would be charged to.
+
+        `name` is the plan's `dataset:`; `legacy` the file's SHA-256, which finds an account
+        of a format-1 ledger. Raises BudgetError when the records and the name belong to two
+        different accounts (charging either would under-count the other)."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return resolve(conn, records, name, legacy)
+
+    def lookup(self, text: str) -> str | None:
+        """The account key for a key, a records fingerprint or an account name (or None)."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return find_account(conn, text)
+
+    def datasets(self) -> list[tuple[str, str | None]]:
+        """Every account (key, name), oldest first."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return all_accounts(conn)
+
     # --- reading --------------------------------------------------------------------------
 
     def _balance(self, conn: sqlite3.Connection, dataset: str) -> Balance:
+        dataset = key_of(conn, dataset)
         cap = conn.execute("SELECT epsilon, delta FROM caps WHERE dataset = ?", (dataset,))
         cap_row = cap.fetchone()
         rows = conn.execute(
             "SELECT epsilon, delta FROM charges WHERE dataset = ?", (dataset,)
         ).fetchall()
+        cap_delta = cap_row["delta"] if cap_row else None
         return Balance(
             cap_epsilon=cap_row["epsilon"] if cap_row else None,
-            cap_delta=cap_row["delta"] if cap_row else None,
+            cap_delta=DEFAULT_DELTA_CAP if cap_delta is None else cap_delta,
             spent_epsilon=round_up(exact_sum(row["epsilon"] for row in rows)),
             spent_delta=round_up(exact_sum(row["delta"] for row in rows)),
             releases=len(rows),
@@ -313,48 +264,79 @@ class Ledger:
             return conn.execute(query, params).fetchall()
 
     def balance(self, dataset: str) -> Balance:
-        _check_key(dataset)
+        """The balance of an account (its key, or a fingerprint of records charged to it)."""
+        check_key(dataset)
         with self._connection() as conn, self._guard():
             conn.execute("BEGIN")  # one snapshot for the cap and the charges; WAL: no lock
             return self._balance(conn, dataset)
 
     def entries(self, dataset: str) -> list[LedgerEntry]:
-        """The data set's charges, oldest first."""
-        _check_key(dataset)
-        query = "SELECT * FROM charges WHERE dataset = ? ORDER BY rowid"
-        return [_entry(row) for row in self._read(query, (dataset,))]
+        """The account's charges, oldest first."""
+        check_key(dataset)
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            key = key_of(conn, dataset)
+            query = "SELECT * FROM charges WHERE dataset = ? ORDER BY rowid"
+            return [_entry(row) for row in conn.execute(query, (key,)).fetchall()]
 
     def find(self, release_id: str) -> LedgerEntry | None:
         rows = self._read("SELECT * FROM charges WHERE release_id = ?", (release_id,))
         return _entry(rows[0]) if rows else None
 
-    def check(self, dataset: str, guarantee: Guarantee) -> None:
+    def check(
+        self,
+        dataset: str,
+        guarantee: Guarantee,
+        *,
+        name: str | None = None,
+        legacy: str | None = None,
+    ) -> None:
         """Raise BudgetError if the release would exceed a cap now (advisory: takes no lock)."""
-        epsilon, delta = _cost(guarantee)
-        problem = _shortfall(self.balance(dataset), epsilon, delta)
+        epsilon, delta = cost(guarantee)
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            account = resolve(conn, dataset, name, legacy)
+            problem = shortfall(self._balance(conn, account.key), epsilon, delta)
         if problem is not None:
             raise BudgetError(problem)
 
     # --- writing --------------------------------------------------------------------------
 
-    def set_cap(self, dataset: str, epsilon: float | None, delta: float | None = None) -> None:
-        """Set, raise or lower the lifetime cap; None means no cap (both None: remove it).
+    def set_cap(
+        self,
+        dataset: str,
+        epsilon: float | None,
+        delta: float | None = _KEEP,
+        *,
+        name: str | None = None,
+        legacy: str | None = None,
+    ) -> None:
+        """Set, raise or lower the lifetime ε cap (None: no ε cap); `delta` sets the δ cap
+        (None: the default DEFAULT_DELTA_CAP; left out: the δ cap stays as it is).
 
         A cap below what is already spent is allowed and leaves nothing to release.
         """
-        _check_key(dataset)
         if epsilon is not None and not (math.isfinite(epsilon) and epsilon >= 0):
             raise BudgetError(f"The ε cap must be a finite number ≥ 0, got {epsilon!r}.")
-        if delta is not None and not 0 <= delta <= 1:
-            raise BudgetError(f"The δ cap must lie between 0 and 1, got {delta!r}.")
+        if delta is not _KEEP and delta is not None and not 0 <= delta <= DELTA_LIMIT:
+            raise BudgetError(
+                f"The δ cap must lie between 0 and {DELTA_LIMIT:g}, got {delta!r}: δ is the "
+                "chance the guarantee fails outright, and useful values are far below 1/rows."
+            )
         with self._connection() as conn, self._guard():
             conn.execute("BEGIN IMMEDIATE")
+            account = resolve(conn, dataset, name, legacy)
+            register(conn, account, dataset)
+            if delta is _KEEP:
+                row = conn.execute("SELECT delta FROM caps WHERE dataset = ?", (account.key,))
+                kept = row.fetchone()
+                delta = None if kept is None else kept["delta"]
             if epsilon is None and delta is None:
-                conn.execute("DELETE FROM caps WHERE dataset = ?", (dataset,))
+                conn.execute("DELETE FROM caps WHERE dataset = ?", (account.key,))
             else:
                 conn.execute(
                     "INSERT OR REPLACE INTO caps VALUES (?, ?, ?, ?)",
-                    (dataset, epsilon, delta, _now()),
+                    (account.key, epsilon, delta, _now()),
                 )
             conn.execute("COMMIT")
 
@@ -367,29 +349,21 @@ class Ledger:
         *,
         label: str,
         tables: Sequence[str],
+        name: str | None = None,
+        legacy: str | None = None,
     ) -> Iterator[LedgerEntry]:
-        """Charge a release if it fits the cap; committed only if the block exits normally.
+        """Charge a release of the records `dataset` (a fingerprint key) to their account if
+        it fits the caps; committed only if the block exits normally.
 
         Raises AlreadyChargedError if `release_id` was charged before, BudgetError if the
         release does not fit, LedgerError if the file cannot be used or stays busy.
         """
-        _check_key(dataset)
+        check_key(dataset)
         if not release_id or len(release_id) > 200:
             raise InternalError("a release_id must be a non-empty token of at most 200 chars")
         if isinstance(tables, str):
             raise InternalError("tables must be a sequence of table names, not one string")
-        epsilon, delta = _cost(guarantee)
-        entry = LedgerEntry(
-            release_id=release_id,
-            dataset=dataset,
-            epsilon=epsilon,
-            delta=delta,
-            rho=guarantee.rho,
-            accounting=guarantee.composition,
-            label=label,
-            tables=tuple(str(name) for name in tables),
-            created=_now(),
-        )
+        epsilon, delta = cost(guarantee)
         with self._connection() as conn:
             with self._guard():
                 conn.execute("BEGIN IMMEDIATE")  # the write lock, held until COMMIT
@@ -398,9 +372,22 @@ class Ledger:
                 ).fetchone()
                 if first is not None:
                     raise AlreadyChargedError(_entry(first))
-                problem = _shortfall(self._balance(conn, dataset), epsilon, delta)
+                account = resolve(conn, dataset, name, legacy)
+                problem = shortfall(self._balance(conn, account.key), epsilon, delta)
                 if problem is not None:
                     raise BudgetError(problem)
+                register(conn, account, dataset)
+                entry = LedgerEntry(
+                    release_id=release_id,
+                    dataset=account.key,
+                    epsilon=epsilon,
+                    delta=delta,
+                    rho=guarantee.rho,
+                    accounting=guarantee.composition,
+                    label=label,
+                    tables=tuple(str(table) for table in tables),
+                    created=_now(),
+                )
                 conn.execute(
                     "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (

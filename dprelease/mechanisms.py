@@ -22,6 +22,7 @@ from typing import Literal
 
 from dprelease.bisection import threshold
 from dprelease.errors import BudgetError, InternalError
+from dprelease.precise import gaussian_delta_upper
 
 MechanismName = Literal["discrete_laplace", "laplace", "gaussian", "discrete_gaussian"]
 _STANDARD_NORMAL = NormalDist()
@@ -94,7 +95,21 @@ def gaussian_sigma(epsilon: float, delta: float, l2: float) -> float:
         raise BudgetError(
             f"A Gaussian table needs epsilon > 0 and 0 < delta < 1, got {epsilon!r}, {delta!r}."
         )
-    return threshold(lambda sigma: gaussian_delta(sigma, epsilon, l2) <= delta, 0.0, l2)[1]
+    sigma = threshold(lambda sigma: gaussian_delta(sigma, epsilon, l2) <= delta, 0.0, l2)[1]
+    return _raise_until(sigma, lambda s: gaussian_delta_upper(s, epsilon, l2) <= Fraction(delta))
+
+
+def _raise_until(value: float, ok: object) -> float:
+    """Raise a float found by bisection on a float formula until the high-precision check
+    `ok(value)` holds: the float δ can be ~1e-10 off (relative) in the far tails."""
+    assert callable(ok)
+    step = 2.0**-45
+    for _ in range(64):
+        if ok(value):
+            return value
+        value *= 1 + step
+        step *= 2
+    raise InternalError("could not push a Gaussian bound up to its exact check")
 
 
 def gaussian_epsilon(sigmas: list[float], delta: float, l2: float) -> float:
@@ -103,8 +118,10 @@ def gaussian_epsilon(sigmas: list[float], delta: float, l2: float) -> float:
     k Gaussians compose exactly to one with σ = (Σ σ_i⁻²)^{−1/2}; its ε(δ) is the inverse of
     `gaussian_delta`, found by bisection (upper end kept, so the result is never optimistic).
     """
-    sigma = math.fsum(s**-2 for s in sigmas) ** -0.5
-    return threshold(lambda eps: gaussian_delta(sigma, eps, l2) <= delta, 0.0, 1.0)[1]
+    # Rounded down a little: a smaller σ only makes the stated ε larger (safe).
+    sigma = math.fsum(s**-2 for s in sigmas) ** -0.5 * (1 - 1e-14)
+    epsilon = threshold(lambda eps: gaussian_delta(sigma, eps, l2) <= delta, 0.0, 1.0)[1]
+    return _raise_until(epsilon, lambda e: gaussian_delta_upper(sigma, e, l2) <= Fraction(delta))
 
 
 def gaussian_moe(sigma: float, alpha: float) -> float:

@@ -109,6 +109,7 @@ class Plan:
     neighbors: Neighbors = "add_remove"
     postprocess: Postprocess = field(default_factory=Postprocess)
     data: str | None = None
+    dataset: str | None = None  # the ledger account's name (optional)
     base_dir: Path | None = None  # folder of the plan file, for a relative `data` path
 
     def __post_init__(self) -> None:

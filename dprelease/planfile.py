@@ -27,7 +27,17 @@ from dprelease.schema import CategoricalColumn, Column, NumericColumn, Schema, i
 from dprelease.tables import TableSpec, Target, Unit
 
 T = TypeVar("T")
-TOP_KEYS = ("version", "data", "unit", "neighbors", "columns", "tables", "budget", "postprocess")
+TOP_KEYS = (
+    "version",
+    "data",
+    "dataset",
+    "unit",
+    "neighbors",
+    "columns",
+    "tables",
+    "budget",
+    "postprocess",
+)
 COLUMN_KEYS = ("kind", "domain", "other", "bins", "parent", "parent_map", "domain_source")
 TABLE_KEYS = ("name", "by", "weight", "epsilon", "rho", "delta", "target")
 BUDGET_KEYS = ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
@@ -305,6 +315,9 @@ def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
     data = top.get("data")
     if data is not None and not isinstance(data, str):
         bag.problems.append(f"data must be a file path, got {data!r}.")
+    dataset = top.get("dataset")
+    if dataset is not None and not _is_dataset_name(dataset):
+        bag.problems.append(DATASET_NAME_RULE)
 
     if bag.problems and schema is not None:
         bag.problems.extend(unknown_column_problems(tuple(tables), schema.names))
@@ -318,7 +331,23 @@ def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
         neighbors=top.get("neighbors", "add_remove"),
         postprocess=postprocess,
         data=data,
+        dataset=dataset,
         base_dir=base_dir,
+    )
+
+
+DATASET_NAME_RULE = (
+    "dataset must be a name of 1 to 200 printable characters on one line "
+    "(e.g. dataset: census-2020): the ledger account the release is charged to."
+)
+
+
+def _is_dataset_name(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 200
+        and value.isprintable()
+        and bool(value.strip())
     )
 
 
@@ -359,6 +388,8 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     out: dict[str, Any] = {"version": PLAN_VERSION}
     if plan.data is not None:
         out["data"] = plan.data
+    if plan.dataset is not None:
+        out["dataset"] = plan.dataset
     unit: dict[str, Any] = {"kind": plan.unit.kind}
     if plan.unit.kind == "id":
         unit.update(column=plan.unit.column, max_rows=plan.unit.max_rows)

@@ -1,20 +1,24 @@
-"""One release, charged to the ledger: read → count → fresh secure noise → package.
+"""One release, charged to the ledger once: the one flow for the CLI and the dashboard.
 
-Everything from reading the data to the finished zip happens inside `Ledger.charge`, so noise
-is never drawn without its charge being recorded, a failure anywhere charges nothing, and the
-caller gets the zip only after the charge has committed.
+Order (issue 11): inside `Ledger.charge` the true counts are made, the noise is drawn from the
+secure samplers and every release file is built *in memory*; the charge commits; only then does
+anything reach the disk (`write_files`) or the user (the dashboard's zip). So no release file
+can be read before its charge is committed: a failure or a kill before the commit charges
+nothing and leaves nothing, and a crash after it leaves the release charged but not delivered,
+the safe direction. What a killed writer leaves in its staging folder is 0700 and removed by the
+next run (`dprelease.export.clean_stale_staging`).
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from dprelease.allocation import Allocation
-from dprelease.data import count, load_data
-from dprelease.export import release_zip
+from dprelease.data import EncodedData, count
+from dprelease.errors import ReleaseError
+from dprelease.export import files_zip, release_files, write_files
 from dprelease.ledger import Ledger, LedgerEntry
 from dprelease.plan import Plan
 from dprelease.release import Release, draw_release
@@ -23,45 +27,75 @@ Progress = Callable[[float, str], None]
 
 
 @dataclass(frozen=True)
+class Account:
+    """Where a release is charged: the ledger, the records' fingerprint key, the plan's
+    `dataset:` name and the file's SHA-256 (finds an account of a format-1 ledger)."""
+
+    ledger: Ledger
+    records: str
+    name: str | None = None
+    legacy: str | None = None
+
+
+@dataclass(frozen=True)
 class Published:
     entry: LedgerEntry
     release: Release
-    zip_bytes: bytes
+    files: dict[str, bytes] = field(repr=False)
+
+    @property
+    def zip_bytes(self) -> bytes:
+        return files_zip(self.files)
 
     @property
     def report_html(self) -> str:
-        """The report as packaged in the zip (not rendered a second time)."""
-        with zipfile.ZipFile(io.BytesIO(self.zip_bytes)) as archive:
-            return archive.read("report.html").decode("utf-8")
+        """The report as packaged (not rendered a second time)."""
+        return self.files["report.html"].decode("utf-8")
 
 
 def _quiet(fraction: float, message: str) -> None:
     del fraction, message
 
 
-def publish(
-    data: bytes,
-    filename: str,
+def charged_release(
     plan: Plan,
     allocation: Allocation,
+    encoded: EncodedData,
+    account: Account,
     *,
-    ledger: Ledger,
-    dataset: str,
     release_id: str,
     label: str,
     progress: Progress = _quiet,
 ) -> Published:
-    """Make the release and charge it once; raises AlreadyChargedError for a used id,
-    BudgetError if it does not fit the lifetime cap, DataError for unreadable data."""
+    """Count, draw and build the release inside the ledger's charge; return after the commit.
+
+    Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
     tables = [t.name for t in allocation.tables]
-    with ledger.charge(dataset, release_id, allocation.total, label=label, tables=tables) as entry:
-        progress(0.1, "Reading and encoding the data…")
-        encoded = load_data(data, plan, filename=filename)
+    with account.ledger.charge(
+        account.records,
+        release_id,
+        allocation.total,
+        label=label,
+        tables=tables,
+        name=account.name,
+        legacy=account.legacy,
+    ) as entry:
         progress(0.4, "Counting every table…")
         true_counts = count(encoded, plan)
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
         release = draw_release(plan, true_counts, allocation)
-        progress(0.85, "Writing tables, metadata and report…")
-        zip_bytes = release_zip(release)
+        progress(0.85, "Building tables, metadata and report (in memory)…")
+        files = release_files(release)
     progress(1.0, "Done: charged to the ledger once.")
-    return Published(entry, release, zip_bytes)
+    return Published(entry, release, files)
+
+
+def deliver(published: Published, out: str | Path) -> Path:
+    """Write a charged release to `out`; a failure now leaves it charged, not delivered."""
+    try:
+        return write_files(published.files, out)
+    except ReleaseError as error:
+        raise ReleaseError(
+            f"The release was charged to the ledger (id {published.entry.release_id}) but not "
+            f"delivered: {error}"
+        ) from None

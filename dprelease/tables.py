@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dprelease.errors import PlanError
+from dprelease.limits import DELTA_LIMIT, delta_limit_message
 from dprelease.schema import Schema
 
 Neighbors = Literal["add_remove", "replace"]
@@ -34,11 +35,11 @@ def check_budget_number(value: float, what: str, upper: float | None = None) -> 
 
 
 def check_delta(value: float, what: str) -> None:
-    """δ must lie strictly between 0 and 1."""
+    """δ must lie in (0, DELTA_LIMIT]: above it the guarantee fails too often to mean anything."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         raise PlanError(f"{what} must be a number, got {value!r}.")
-    if not math.isfinite(value) or not 0 < value < 1:
-        raise PlanError(f"{what} must lie strictly between 0 and 1 (e.g. 1e-10), got {value!r}.")
+    if not math.isfinite(value) or not 0 < value <= DELTA_LIMIT:
+        raise PlanError(delta_limit_message(what, value))
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,30 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dprelease.data import load_data
 from dprelease.errors import DPReleaseError
 from dprelease.ledger import AlreadyChargedError
-from dprelease.publish import publish
-from ui.state import ReleaseResult, current_allocation, ledger, workspace
+from dprelease.planfile import DATASET_NAME_RULE
+from dprelease.publish import charged_release
+from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
+
+
+def _plain(text: str) -> str:
+    """Text shown literally where Streamlit renders markdown (names are user-supplied)."""
+    return "".join("\\" + c if c in "\\`*_{}[]()<>#+-.!|~$" else c for c in text)
+
+
+def _on_dataset_name() -> None:
+    name = st.session_state["dataset_name"].strip()
+    if not name:
+        ws.plan.pop("dataset", None)
+    elif len(name) <= 200 and name.isprintable():
+        ws.plan = {**ws.plan, "dataset": name}
+    else:
+        ws.memo["dataset_name_error"] = DATASET_NAME_RULE
+        return
+    ws.memo.pop("dataset_name_error", None)
+
 
 ws = workspace()
 st.title("5 · Release")
@@ -20,7 +40,6 @@ if plan is None or allocation is None:
     st.stop()
 
 book = ledger()
-dataset = ws.upload.sha256
 total = allocation.total
 cost = f"ε = {total.epsilon:.4g}" + (f", δ = {total.delta:.1e}" if total.delta else "")
 st.markdown(
@@ -31,15 +50,30 @@ st.markdown(
 
 # --- the ledger -----------------------------------------------------------------------------
 st.subheader("Budget ledger for this data set")
+st.text_input(
+    "Data set name (optional): the ledger account this release is charged to",
+    value=str(ws.plan.get("dataset", "")),
+    key="dataset_name",
+    on_change=_on_dataset_name,
+    help="Saved in the plan as `dataset:`. The same records share one account whatever the "
+    "name; a name also keeps changed records of the same data set in one account.",
+)
+if ws.memo.get("dataset_name_error"):
+    st.error(ws.memo["dataset_name_error"])
 try:
-    balance = book.balance(dataset)
-    entries = book.entries(dataset)
+    account = ledger_account(ws, book)
+    resolved = book.account(account.records, account.name, account.legacy)
+    balance = book.balance(resolved.key)
+    entries = book.entries(resolved.key)
 except DPReleaseError as error:
     st.error(str(error))
     st.stop()
+if resolved.notice:
+    st.warning(_plain(resolved.notice))
 st.caption(
-    f"Data set {ws.upload.name}, SHA-256 {dataset[:12]}…: the same bytes uploaded again share "
-    "this ledger, across sessions and restarts."
+    f"Account {_plain(resolved.name or 'without a name')}, key {resolved.key[:12]}…: the same "
+    "records (any file format, row order or line endings) share this ledger, across sessions "
+    "and restarts."
 )
 if entries:
     st.dataframe(
@@ -73,7 +107,7 @@ cap = cap_col.number_input(
 )
 if set_col.button("Set cap", key="set_cap"):
     try:
-        book.set_cap(dataset, cap or None)
+        book.set_cap(account.records, cap or None, name=account.name, legacy=account.legacy)
         st.rerun()
     except DPReleaseError as error:
         st.error(str(error))
@@ -87,12 +121,12 @@ st.markdown(
 st.subheader("Create the release")
 result = ws.release
 if result is None:
-    fits = left is None or (total.epsilon or 0) <= left
-    if not fits:
-        st.error(
-            f"This release needs {cost} but only ε = {left:.4g} is left of the lifetime cap; "
-            "lower the budget on the Budget page or raise the cap."
-        )
+    try:  # ε and δ against the account's caps (δ: 1e-3 unless one is set)
+        book.check(account.records, total, name=account.name, legacy=account.legacy)
+        fits = True
+    except DPReleaseError as error:
+        fits = False
+        st.error(f"{error} Lower the budget on the Budget page, or raise the cap.")
     sure = st.checkbox(
         f"I understand that this spends {cost} from this data set, once and for good.",
         key=f"confirm_{ws.attempt_id}",
@@ -106,13 +140,13 @@ if result is None:
             bar.progress(fraction, text=text)
 
         try:
-            published = publish(
-                ws.upload.data,
-                ws.upload.name,
+            show_progress(0.1, "Reading and encoding the data…")
+            encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+            published = charged_release(
                 plan,
                 allocation,
-                ledger=book,
-                dataset=dataset,
+                encoded,
+                account,
                 release_id=ws.attempt_id,
                 label=f"{len(allocation.tables)} tables from {ws.upload.name}",
                 progress=show_progress,

@@ -184,7 +184,7 @@ weights = st.lists(st.floats(min_value=0.01, max_value=1000.0), min_size=1, max_
     accounting=st.sampled_from(["pure", "approx", "advanced", "zcdp"]),
     allocation=st.sampled_from(["equal", "weighted", "optimal"]),
     epsilon=budgets,
-    delta=st.sampled_from([1e-12, 1e-10, 1e-6, 1e-3, 0.3]),
+    delta=st.sampled_from([1e-12, 1e-10, 1e-6, 1e-4, 1e-3]),
     weight_list=weights,
     lock=st.one_of(st.none(), st.floats(min_value=1e-4, max_value=0.5)),
 )

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from dprelease.ledger import Ledger
 from dprelease.planyaml import plan_yaml
+from ui.state import records_key
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [
@@ -274,14 +275,14 @@ def test_journey_preview_then_release_charged_exactly_once(ledger_file):
         metadata = json.loads(archive.read("metadata.json"))
     assert {"metadata.json", "report.html", "tables/age_by_sex.csv"} <= names
     assert metadata["total"]["epsilon"] <= 2.0
-    entries = Ledger(ledger_file).entries(ws.upload.sha256)
+    entries = Ledger(ledger_file).entries(records_key(ws))
     assert len(entries) == 1 and entries[0].epsilon == pytest.approx(metadata["total"]["epsilon"])
 
     app.run()  # a rerun neither draws nor charges again
     go(app, "pages/release.py")
-    assert len(Ledger(ledger_file).entries(ws.upload.sha256)) == 1
+    assert len(Ledger(ledger_file).entries(records_key(ws))) == 1
     assert app.get("download_button")
-    assert Ledger(ledger_file).balance(ws.upload.sha256).spent_epsilon == entries[0].epsilon
+    assert Ledger(ledger_file).balance(records_key(ws)).spent_epsilon == entries[0].epsilon
 
 
 def test_budget_meter_shows_what_the_ledger_holds_for_this_data(ledger_file):
@@ -303,7 +304,7 @@ def test_release_is_refused_when_the_cap_is_too_small(ledger_file):
     app.button(key="set_cap").click().run()
     assert app.error and "raise the cap" in app.error[0].value
     assert app.button(key="create_release").disabled
-    assert Ledger(ledger_file).entries(workspace(app).upload.sha256) == []
+    assert Ledger(ledger_file).entries(records_key(workspace(app))) == []
 
 
 def test_same_release_id_is_never_charged_twice(ledger_file):
@@ -317,5 +318,30 @@ def test_same_release_id_is_never_charged_twice(ledger_file):
     keyed(app.checkbox, "confirm_").check().run()
     app.button(key="create_release").click().run()
     assert any("already made and charged" in i.value for i in app.info)
-    assert len(Ledger(ledger_file).entries(ws.upload.sha256)) == 1
+    assert len(Ledger(ledger_file).entries(records_key(ws))) == 1
     assert first is not None
+
+
+def test_the_release_page_names_the_account_and_checks_delta(ledger_file):
+    from dprelease.accounting import Guarantee
+
+    app = go(open_app(), "pages/release.py")
+    app.text_input(key="dataset_name").set_value("census sample").run()
+    ws = workspace(app)
+    assert ws.plan["dataset"] == "census sample"
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    book = Ledger(ledger_file)
+    assert book.datasets() == [(records_key(ws), "census sample")]
+    # The δ cap is kept by "Set cap" and enforced: spend nearly all of it, then the page refuses.
+    book.set_cap(records_key(ws), None, 2e-10)
+    app.button(key="new_release").click().run()
+    app.number_input(key="cap_input").set_value(50.0).run()
+    app.button(key="set_cap").click().run()
+    assert book.balance(records_key(ws)).cap_delta == 2e-10
+    with book.charge(records_key(ws), "other", Guarantee(0.1, 1e-10), label="x", tables=["t"]):
+        pass
+    app.run()
+    assert any("lifetime δ cap" in e.value for e in app.error), [e.value for e in app.error]
+    assert app.button(key="create_release").disabled

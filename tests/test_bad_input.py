@@ -249,19 +249,19 @@ KINDS = [
     Kind(
         "delta 0",
         {"data.csv": GOOD_DATA},
-        "strictly between 0 and 1",
+        "above 0 and at most 0.001",
         plan=_budget("{accounting: zcdp, epsilon: 1, delta: 0}"),
     ),
     Kind(
         "delta 1",
         {"data.csv": GOOD_DATA},
-        "strictly between 0 and 1",
+        "above 0 and at most 0.001",
         plan=_budget("{accounting: zcdp, epsilon: 1, delta: 1}"),
     ),
     Kind(
         "delta 1e-400",
         {"data.csv": GOOD_DATA},
-        "strictly between 0 and 1",
+        "above 0 and at most 0.001",
         plan=_budget("{accounting: approx, epsilon: 1, delta: 1e-400}"),
     ),
     Kind(

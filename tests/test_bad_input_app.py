@@ -144,7 +144,7 @@ PLANS = [
         "delta 1",
         "plan.yaml",
         COLUMNS + TABLES + "budget: {accounting: zcdp, epsilon: 1, delta: 1}\n",
-        "strictly between 0 and 1",
+        "above 0 and at most 0.001",
     ),
     (
         "key given twice",
@@ -165,13 +165,15 @@ BUDGET = [
     ("epsilon_box", "1e-400", "greater than 0"),
     ("epsilon_box", "one", "greater than 0"),
     ("epsilon_box", "", "greater than 0"),
-    ("delta_box", "0", "strictly between 0 and 1"),
-    ("delta_box", "-1", "strictly between 0 and 1"),
-    ("delta_box", "1", "strictly between 0 and 1"),
-    ("delta_box", "nan", "strictly between 0 and 1"),
-    ("delta_box", "1e308", "strictly between 0 and 1"),
-    ("delta_box", "1e-400", "strictly between 0 and 1"),
-    ("delta_box", "tiny", "strictly between 0 and 1"),
+    ("delta_box", "0", "above 0 and at most 0.001"),
+    ("delta_box", "-1", "above 0 and at most 0.001"),
+    ("delta_box", "1", "above 0 and at most 0.001"),
+    ("delta_box", "nan", "above 0 and at most 0.001"),
+    ("delta_box", "1e308", "above 0 and at most 0.001"),
+    ("delta_box", "1e-400", "above 0 and at most 0.001"),
+    ("delta_box", "tiny", "above 0 and at most 0.001"),
+    ("delta_box", "0.01", "the chance the guarantee fails outright"),
+    ("delta_box", "0.99", "the chance the guarantee fails outright"),
 ]
 
 

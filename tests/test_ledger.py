@@ -130,7 +130,7 @@ def test_charges_that_fill_the_cap_exactly_fit_and_the_next_is_refused(tmp_path)
     ledger.set_cap(KEY, 1.25)
     for i in range(10):
         charge(ledger, f"r{i}", pure(0.125))
-    assert ledger.balance(KEY) == Balance(1.25, None, 1.25, 0.0, 10)
+    assert ledger.balance(KEY) == Balance(1.25, 1e-3, 1.25, 0.0, 10)
     message = (
         "This release needs ε = 0.125 but only ε = 0.0 is left of the lifetime cap 1.25 for "
         "this data set; lower the budget or raise the cap."
@@ -162,7 +162,7 @@ def test_the_brief_message_and_the_delta_cap(tmp_path):
 def test_no_cap_then_raise_lower_and_remove(tmp_path):
     ledger = Ledger(tmp_path / "l.sqlite")
     charge(ledger, "a", pure(5.0))  # no cap: recorded, not limited
-    assert ledger.balance(KEY) == Balance(None, None, 5.0, 0.0, 1)
+    assert ledger.balance(KEY) == Balance(None, 1e-3, 5.0, 0.0, 1)
     assert ledger.balance(KEY).left_epsilon is None
     ledger.set_cap(KEY, 6.0)
     charge(ledger, "b", pure(1.0))
@@ -174,7 +174,7 @@ def test_no_cap_then_raise_lower_and_remove(tmp_path):
     charge(ledger, "c", pure(2.0))
     ledger.set_cap(KEY, None)
     assert ledger.balance(KEY).cap_epsilon is None
-    assert ledger.balance(OTHER) == Balance(None, None, 0.0, 0.0, 0)  # data sets are apart
+    assert ledger.balance(OTHER) == Balance(None, 1e-3, 0.0, 0.0, 0)  # data sets are apart
 
 
 # --- charged exactly once -------------------------------------------------------------------
@@ -212,7 +212,7 @@ def test_the_ledger_persists_and_holds_only_public_facts(tmp_path):
     charge(first, "a", pure(0.5))
     charge(first, "b", pure(0.25))
     again = Ledger(path)
-    assert again.balance(KEY) == Balance(2.0, None, 0.75, 0.0, 2)
+    assert again.balance(KEY) == Balance(2.0, 1e-3, 0.75, 0.0, 2)
     assert [e.release_id for e in again.entries(KEY)] == ["a", "b"]
     with sqlite3.connect(path) as conn:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(charges)")}
@@ -240,7 +240,7 @@ def test_a_process_killed_inside_the_block_charges_nothing(tmp_path):
     process.wait(timeout=10)
     process.communicate()
     after = Ledger(path)  # a restart: opens, recovers, is usable
-    assert after.balance(KEY) == Balance(1.0, None, 0.0, 0.0, 0)
+    assert after.balance(KEY) == Balance(1.0, 1e-3, 0.0, 0.0, 0)
     assert after.find("held") is None
     charge(after, "held", pure(1.0))  # the lock died with the process
     assert after.balance(KEY).releases == 1
@@ -257,7 +257,7 @@ def test_racing_processes_never_overspend(tmp_path):
     go.touch()
     outcomes = sorted(p.communicate(timeout=30)[0].strip() for p in processes)
     assert outcomes == ["charged"] * 3 + ["refused"] * 3, outcomes
-    assert Ledger(path).balance(KEY) == Balance(0.75, None, 0.75, 0.0, 3)
+    assert Ledger(path).balance(KEY) == Balance(0.75, 1e-3, 0.75, 0.0, 3)
 
 
 def test_racing_threads_never_overspend_or_double_charge(tmp_path):
@@ -281,7 +281,7 @@ def test_racing_threads_never_overspend_or_double_charge(tmp_path):
     for thread in threads:
         thread.join()
     assert sorted(outcomes) == ["again"] * 4 + ["charged"] * 4
-    assert ledger.balance(KEY) == Balance(1.0, None, 1.0, 0.0, 4)
+    assert ledger.balance(KEY) == Balance(1.0, 1e-3, 1.0, 0.0, 4)
 
 
 def test_readers_are_not_blocked_while_a_charge_is_held_and_writers_wait(tmp_path):
@@ -382,7 +382,8 @@ def test_a_read_only_folder_is_a_one_line_error(tmp_path):
         (Guarantee(epsilon=None, delta=1e-6), "finite ε ≥ 0"),
         (pure(float("nan")), "finite ε ≥ 0"),
         (pure(-1.0), "finite ε ≥ 0"),
-        (Guarantee(epsilon=1.0, delta=2.0), "δ between 0 and 1"),
+        (Guarantee(epsilon=1.0, delta=2.0), "δ between 0 and 0.001"),
+        (Guarantee(epsilon=0.01, delta=0.99), "δ between 0 and 0.001"),
     ],
 )
 def test_bad_guarantees_are_refused(tmp_path, guarantee, pattern):
@@ -397,9 +398,9 @@ def test_bad_caps_and_keys_are_refused(tmp_path):
     ledger = Ledger(tmp_path / "l.sqlite")
     with pytest.raises(BudgetError, match="ε cap must be a finite number"):
         ledger.set_cap(KEY, float("inf"))
-    with pytest.raises(BudgetError, match="δ cap must lie between 0 and 1"):
+    with pytest.raises(BudgetError, match=r"δ cap must lie between 0 and 0\.001"):
         ledger.set_cap(KEY, 1.0, -1e-9)
-    with pytest.raises(InternalError, match="dataset_key"):
+    with pytest.raises(InternalError, match="64-hex-digit key"):
         ledger.balance("census.csv")  # a file name would open a second account
     with pytest.raises(InternalError, match="not one string"):
         charge_one_string = ledger.charge(KEY, "r", pure(0.1), label="p", tables="sex")

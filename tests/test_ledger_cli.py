@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dprelease.ledger import Ledger, dataset_key
+from dprelease.fingerprint import fingerprint_table
+from dprelease.ledger import Ledger
+from dprelease.reading import read_data
 from tests.plans import plan_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +43,10 @@ def plan(tmp_path: Path) -> Path:
     return path
 
 
+def records_key(path: Path) -> str:
+    return fingerprint_table(read_data(path)).key()
+
+
 def assert_one_line_error(result: subprocess.CompletedProcess[str], pattern: str) -> None:
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
@@ -48,7 +54,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], pattern: str
 
 
 def test_releases_are_charged_until_the_cap_refuses(tmp_path, plan):
-    key = dataset_key((tmp_path / "people.csv").read_bytes())
+    key = records_key(tmp_path / "people.csv")
     release = ("release", "plan.json", "--ledger", "l.sqlite")
     first = run(*release, "--out", "r1.zip", "--cap", "2.5", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
@@ -91,7 +97,7 @@ def test_ledger_without_a_path_uses_the_environment(tmp_path, plan):
     env = {"DPRELEASE_LEDGER": str(tmp_path / "env.sqlite")}
     result = run("release", "plan.json", "--out", "r.zip", "--ledger", cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
-    key = dataset_key((tmp_path / "people.csv").read_bytes())
+    key = records_key(tmp_path / "people.csv")
     assert Ledger(tmp_path / "env.sqlite").balance(key).releases == 1
 
 

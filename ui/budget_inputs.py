@@ -9,7 +9,9 @@ import math
 import numpy as np
 import streamlit as st
 
+from dprelease.errors import PlanError
 from dprelease.plan_edit import set_budget
+from dprelease.tables import check_delta
 from ui.state import Workspace
 
 ACCOUNTINGS = {
@@ -145,8 +147,10 @@ def budget_inputs(ws: Workspace) -> None:
 
         def on_delta() -> None:
             value = _number(st.session_state["delta_box"])
-            if value is None or not 0 < value < 1:
-                _refuse(ws, "δ must lie strictly between 0 and 1 (e.g. 1e-10); it is unchanged.")
+            try:
+                check_delta(math.nan if value is None else value, "δ")
+            except PlanError as error:
+                _refuse(ws, f"{error} It is unchanged.")
             else:
                 _set(ws, delta=value)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
-from ui.state import current_allocation, ledger, workspace
+from ui.state import current_allocation, ledger, ledger_account, workspace
 
 
 def _fmt(value: float | None) -> str:
@@ -22,7 +22,9 @@ def budget_meter() -> None:
         total = ws.plan.get("budget", {}).get("epsilon")  # shown even while the plan is unfinished
         allocated = allocation.total.epsilon if allocation is not None else None
         try:
-            balance = ledger().balance(ws.upload.sha256)
+            book = ledger()
+            account = ledger_account(ws, book)
+            balance = book.balance(book.account(account.records, account.name, account.legacy).key)
         except DPReleaseError as error:
             st.error(str(error))
             return

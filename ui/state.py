@@ -21,10 +21,12 @@ import streamlit as st
 
 from dprelease.allocation import Allocation, allocate
 from dprelease.errors import DPReleaseError
+from dprelease.fingerprint import fingerprint_table
 from dprelease.ledger import Ledger, default_ledger_path
 from dprelease.plan import Plan
 from dprelease.plan_edit import PlanDict
 from dprelease.planfile import load_plan, parse_plan, plan_to_dict
+from dprelease.publish import Account
 from dprelease.reading import read_data
 from dprelease.release import Preview
 
@@ -167,3 +169,20 @@ def _parse_and_allocate(plan_dict: PlanDict) -> _Checked:
 def ledger() -> Ledger:
     """The budget ledger on disk (DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite)."""
     return Ledger(default_ledger_path())
+
+
+def records_key(ws: Workspace) -> str:
+    """The ledger key of the upload's records (fingerprint of the parsed records), computed
+    once per upload and kept in this session only."""
+    memo_key = f"records_key:{ws.upload.sha256}"
+    if memo_key not in ws.memo:
+        ws.memo[memo_key] = fingerprint_table(parsed_table(ws)).key()
+    key: str = ws.memo[memo_key]
+    return key
+
+
+def ledger_account(ws: Workspace, book: Ledger) -> Account:
+    """Where a release of this upload is charged: its records, the plan's `dataset:` name,
+    and the upload's SHA-256 (the key of a ledger written before accounts existed)."""
+    name = ws.plan.get("dataset")
+    return Account(book, records_key(ws), name if isinstance(name, str) else None, ws.upload.sha256)
