@@ -98,7 +98,9 @@ def attacks(data: RiskInput, classes: Classes, values: ClassValues, *, show: int
     )
 
 
-def attacker_view(data: RiskInput, known: dict[str, str]) -> tuple[int, dict[str, tuple[float, float]]]:
+def attacker_view(
+    data: RiskInput, known: dict[str, str]
+) -> tuple[int, dict[str, tuple[float, float]]]:
     """What an attacker who knows a person's QI values `known` learns: the size of the class,
     and per sensitive value (share in the class, share in the whole table). Size 0: no such
     class (the person is not in the table, or the values are wrong)."""

@@ -26,7 +26,7 @@ class LDiversity:
     l_distinct: int
     l_entropy: float
     c: float
-    l: int
+    l: int  # noqa: E741
     recursive_cl: bool
     classes_failing_recursive: int
     distinct_per_class: np.ndarray = field(repr=False)
