@@ -92,6 +92,9 @@ def _parser() -> _Parser:
     sample.add_argument("--out", required=True, help="CSV file to write")
     sample.add_argument("--seed", type=int, help="seed for a reproducible sample")
     sample.add_argument("--plan", help="also write a matching plan (.yaml or .json) here")
+    from dprelease.risk.command import add_parsers
+
+    add_parsers(commands)  # risk, reconstruct
     return parser
 
 
@@ -336,7 +339,15 @@ COMMANDS: dict[str, Any] = {
     "release": _cmd_release,
     "validate": _cmd_validate,
     "sample": _cmd_sample,
+    "risk": lambda args: _risk_command().run_risk(args),
+    "reconstruct": lambda args: _risk_command().run_reconstruct(args),
 }
+
+
+def _risk_command() -> Any:
+    from dprelease.risk import command
+
+    return command
 
 
 def main(argv: Sequence[str] | None = None) -> int:
