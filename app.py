@@ -15,6 +15,7 @@ PAGES = [
     st.Page("pages/budget.py", title="3 · Budget", icon=":material/balance:"),
     st.Page("pages/preview.py", title="4 · Preview", icon=":material/visibility:"),
     st.Page("pages/release.py", title="5 · Release", icon=":material/inventory_2:"),
+    st.Page("pages/risk.py", title="Risk (confidential)", icon=":material/policy:"),
 ]
 page = st.navigation(PAGES)
 budget_meter()

@@ -118,7 +118,9 @@ def run_risk(args: argparse.Namespace) -> int:
         print(f"generalisations reaching k = {args.k} ({tried} tried):")
         for s in suggestions:
             levels = ", ".join(f"{c}: {lev}" for c, lev in s.levels.items())
-            print(f"  k = {s.k}, {s.classes:,} classes, detail lost {s.precision_loss:.0%}: {levels}")
+            print(
+                f"  k = {s.k}, {s.classes:,} classes, detail lost {s.precision_loss:.0%}: {levels}"
+            )
     else:
         print(f"no generalisation within the search bound reaches k = {args.k}")
     return 0

@@ -88,3 +88,23 @@ def explain_epsilon(epsilon: float, delta: float = 0.0) -> EpsilonMeaning:
         + "."
     )
     return EpsilonMeaning(epsilon, delta, factor, advantage, half, sentence)
+
+
+def epsilon_risk_html(epsilon: float | None, delta: float | None) -> str:
+    """A short HTML block for report.html: the odds bound, the membership-test bound and the
+    sentence (public: it depends on ε and δ only)."""
+    from html import escape
+
+    if epsilon is None:
+        return ""
+    meaning = explain_epsilon(epsilon, delta or 0.0)
+    plus = f" + {delta:.1g}" if delta else ""
+    return (
+        "<p><strong>ε as risk.</strong> "
+        f"An attacker's odds on any fact about a person change by a factor of at most "
+        f"e<sup>ε</sup> = {meaning.odds_factor:.4g}{escape(plus and ' (plus δ)')}. "
+        f"Any test of whether a person is in the data has true-positive rate ≤ "
+        f"{meaning.odds_factor:.4g} × false-positive rate{escape(plus)}, so its advantage "
+        f"(TPR − FPR) is at most {meaning.max_advantage:.3f}. "
+        f"{escape(meaning.sentence)}</p>"
+    )
