@@ -54,7 +54,7 @@ def test_risk_json_has_the_contract_keys(capsys, tmp_path):
     first, _, rest = out.partition("\n")
     assert code == 0 and first.startswith("CONFIDENTIAL")
     result = json.loads(rest)
-    assert KEYS <= set(result)
+    assert set(result) >= KEYS
     assert (result["rows"], result["classes"], result["k"], result["unique"]) == (6, 2, 3, 0)
     assert (result["below_k"], result["l_distinct"], result["recursive_cl"]) == (0, 1, False)
     assert result["t_closeness"] == pytest.approx(1 / 3)  # ½(1/3 + 1/6 + 1/6)
