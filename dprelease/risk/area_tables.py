@@ -40,21 +40,17 @@ def geography_chain(plan: Plan, level: str) -> tuple[set[str], set[str]]:
         raise PlanError(
             f"The plan has no column '{level}' (columns: {', '.join(plan.schema.names)})."
         )
-    up: set[str] = set()
-    current: str | None = level
-    while current is not None and current not in up:
-        up.add(current)
-        column = plan.schema[current]
-        current = column.parent if isinstance(column, CategoricalColumn) else None
+    up = _ancestors(plan, level)
     finer = {
         c.name
         for c in plan.schema.columns
-        if c.name not in up and level in geography_chain_names(plan, c.name)
+        if c.name not in up and level in _ancestors(plan, c.name)
     }
     return up, finer
 
 
-def geography_chain_names(plan: Plan, name: str) -> set[str]:
+def _ancestors(plan: Plan, name: str) -> set[str]:
+    """The column and every parent above it (the schema has checked there is no cycle)."""
     names: set[str] = set()
     current: str | None = name
     while current is not None and current not in names:
