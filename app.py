@@ -16,6 +16,7 @@ PAGES = [
     st.Page("pages/preview.py", title="4 · Preview", icon=":material/visibility:"),
     st.Page("pages/release.py", title="5 · Release", icon=":material/inventory_2:"),
     st.Page("pages/local_dp.py", title="Local DP", icon=":material/groups:"),
+    st.Page("pages/risk.py", title="Risk (confidential)", icon=":material/policy:"),
 ]
 page = st.navigation(PAGES)
 budget_meter()

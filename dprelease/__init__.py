@@ -29,6 +29,7 @@ Module map, in import order (each module imports only those above it):
 - tradeoffs    MoE against ε, the same noise under every accountant, scenarios (no data)
 - metrics      CONFIDENTIAL: preview error against the true counts (data holder only)
 - audit        empirical privacy audits: a lower bound on ε from samples (used by the tests)
+- risk/        CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction); ε as risk
 - cli          the command line (python -m dprelease)
 
 Importing dprelease imports none of the heavy parts; import the modules you need.

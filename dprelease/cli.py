@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from dprelease import ledger_command
 from dprelease.errors import DPReleaseError, one_line
 from dprelease.ldp import command as ldp_command
+from dprelease.risk import command as risk_command
 
 # Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
 SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
@@ -99,6 +100,7 @@ def _parser() -> _Parser:
     sample.add_argument("--plan", help="also write a matching plan (.yaml or .json) here")
     for module in SUBCOMMANDS.values():
         module.add_parser(commands)
+    risk_command.add_parsers(commands)  # risk, reconstruct
     return parser
 
 
@@ -341,6 +343,8 @@ COMMANDS: dict[str, Any] = {
     "validate": _cmd_validate,
     "sample": _cmd_sample,
     **{name: module.run for name, module in SUBCOMMANDS.items()},
+    "risk": risk_command.run_risk,
+    "reconstruct": risk_command.run_reconstruct,
 }
 
 

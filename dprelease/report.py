@@ -9,6 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from dprelease.risk.epsilon_meaning import epsilon_risk_html
+
 if TYPE_CHECKING:
     from dprelease.release import Release
 
@@ -126,6 +128,7 @@ as likely had any one person's records been left out (or changed): the probabili
 outcome changes by a factor of at most e<sup>ε</sup>{" (plus δ)" if allocation.total.delta else ""}.
 This holds against any attacker, whatever else they know, and it survives any further analysis
 of the tables.</p>
+{epsilon_risk_html(allocation.total.epsilon, allocation.total.delta)}
 <p><strong>What it does not cover.</strong> It protects individuals, not groups: facts about
 large groups (a county's population, a share of renters) are meant to be learnt. It covers only
 these tables: other releases from the same data spend more budget and weaken the combined

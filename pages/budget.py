@@ -18,6 +18,7 @@ from dprelease.tradeoffs import (
 from ui import charts
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table
+from ui.epsilon_risk import epsilon_risk
 from ui.state import current_allocation, plan_key, workspace
 
 ws = workspace()
@@ -51,6 +52,7 @@ if total.delta:
 if total.rho is not None:
     summary += f" (ρ = {total.rho:.4g} under zCDP)"
 st.markdown(summary + f", composed by {total.composition} composition.")
+epsilon_risk(total.epsilon, total.delta)
 budget_table(ws, plan, allocation)
 
 # --- charts ---------------------------------------------------------------------------------

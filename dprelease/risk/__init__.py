@@ -1,0 +1,13 @@
+"""Disclosure risk of the data holder's own data: why DP (CONFIDENTIAL results throughout).
+
+- classes          equivalence classes over quasi-identifiers; k-anonymity
+- diversity        l-diversity: distinct, entropy, recursive (c, l)
+- closeness        t-closeness: EMD with equal or ordered ground distance
+- attacks          homogeneity and skewness attacks; what knowing a person's QI reveals
+- generalise       coarsenings from the plan's bins and hierarchy that reach a chosen k
+- measures         all of the above in one call (`measure_risk`) and its JSON
+- area_tables      the per-area tables a reconstruction attacker sees (exact, DP)
+- reconstruct      the reconstruction attack (HiGHS MILP), exact tables beside DP ones
+- epsilon_meaning  ε as risk: posterior odds, membership-test bounds, one sentence (no data)
+- command          the `risk` and `reconstruct` commands
+"""

@@ -1,0 +1,180 @@
+"""Risk: CONFIDENTIAL — the disclosure risk of the data holder's own data (k-anonymity,
+l-diversity, t-closeness, attacks) and a reconstruction attack on exact vs DP tables."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dprelease.data import load_data
+from dprelease.errors import DPReleaseError
+from dprelease.risk.attacks import attacker_view
+from dprelease.risk.classes import risk_input
+from dprelease.risk.generalise import suggest_generalisations
+from dprelease.risk.measures import measure_risk
+from dprelease.risk.reconstruct import reconstruction_attack
+from ui.risk_view import class_size_chart, reconstruction_table
+from ui.state import current_plan, parsed_table, workspace
+
+ws = workspace()
+st.title("Risk")
+st.warning(
+    "**CONFIDENTIAL — for your eyes only.** This page measures how identifiable the people in "
+    "your own data are. Nothing here is part of a release, and nothing on it can be "
+    "downloadable: static tables, charts without their save bar.",
+    icon=":material/lock:",
+)
+try:
+    table = parsed_table(ws)
+except DPReleaseError as error:
+    st.error(str(error))
+    st.stop()
+plan, plan_problem = current_plan(ws)
+columns = list(table.column_names)
+default_qi = [c for c in ("county", "age", "sex", "race") if c in columns] or columns[:2]
+st.subheader("Quasi-identifiers and sensitive attribute")
+qi = st.multiselect(
+    "Quasi-identifiers (what an attacker may know)", columns, default_qi, key="risk_qi"
+)
+others = [c for c in columns if c not in qi]
+if not qi or not others:
+    st.info("Pick at least one quasi-identifier and leave a column to be the sensitive one.")
+    st.stop()
+sensitive = st.selectbox(
+    "Sensitive attribute",
+    others,
+    index=others.index("education") if "education" in others else 0,
+    key="risk_sensitive",
+)
+k_col, c_col = st.columns(2)
+k = int(k_col.number_input("k to reach", 1, 1000, 5, key="risk_k"))
+c = float(
+    c_col.number_input("c of recursive (c, l)-diversity (l = k)", 0.1, 100.0, 2.0, key="risk_c")
+)
+
+try:
+    data = risk_input(table, qi, sensitive)
+    report = measure_risk(data, k=k, c=c)
+except DPReleaseError as error:
+    st.error(str(error))
+    st.stop()
+ka, ld, tc = report.k, report.l, report.t
+metrics = st.columns(5)
+metrics[0].metric("k (smallest class)", ka.k)
+metrics[1].metric("unique records", f"{ka.unique:,}", f"{ka.unique_share:.1%}", delta_color="off")
+metrics[2].metric(
+    f"records in classes < {k}", f"{ka.below_k:,}", f"{ka.below_k_share:.1%}", delta_color="off"
+)
+metrics[3].metric("distinct l / entropy l", f"{ld.l_distinct} / {ld.l_entropy:.2f}")
+metrics[4].metric(f"t ({tc.ground} distance)", f"{tc.t:.3f}")
+st.write(
+    f"{ka.rows:,} records in {ka.classes:,} classes. Recursive ({c:g}, {k})-diversity "
+    f"**{'holds' if ld.recursive_cl else 'fails'}** "
+    f"({ld.classes_failing_recursive:,} classes fail)."
+)
+class_size_chart(ka)
+
+st.subheader("Homogeneity and skewness attacks")
+a = report.attacks.to_dict()
+st.write(
+    f"**{a['homogeneous_rows']:,} records ({a['homogeneous_share']:.1%})** sit in classes where "
+    f"everyone has the same {sensitive}: knowing their quasi-identifiers reveals it. "
+    f"{a['skewed_rows']:,} ({a['skewed_share']:.1%}) are in classes whose most common value is at "
+    "least twice as common as overall (skewness)."
+)
+st.table(  # static: no download button
+    [
+        {
+            **d.qi,
+            "class size": d.size,
+            f"most common {sensitive}": d.value,
+            "attacker's belief": f"{d.posterior:.0%}",
+            "overall share": f"{d.prior:.1%}",
+            "lift": f"×{d.lift:.1f}",
+        }
+        for d in report.attacks.worst[:10]
+    ]
+)
+with st.expander("What does an attacker learn about one person?"):
+    picks = st.columns(len(qi))
+    known = {
+        col.name: picks[i].selectbox(col.name, col.labels, key=f"risk_know_{col.name}")
+        for i, col in enumerate(data.qi)
+    }
+    size, shares = attacker_view(data, known)
+    if size == 0:
+        st.write("Nobody in the data has these values.")
+    else:
+        st.write(f"The person is one of **{size}** records with these values:")
+        st.table(
+            [
+                {sensitive: v, "in the class": f"{p:.0%}", "overall": f"{q:.1%}"}
+                for v, (p, q) in sorted(shares.items(), key=lambda x: -x[1][0])
+                if p > 0
+            ]
+        )
+
+st.subheader(f"Generalisations that reach k = {k}")
+suggestions, tried = suggest_generalisations(table, data, k, plan)
+if plan is None:
+    st.caption(f"The plan does not parse ({plan_problem}); only suppression is suggested.")
+if suggestions:
+    st.table(
+        [
+            {
+                **s.levels,
+                "k": s.k,
+                "classes": s.classes,
+                "detail lost": f"{s.precision_loss:.0%}",
+                "records per class (avg)": f"{s.mean_class_size:.0f}",
+            }
+            for s in suggestions
+        ]
+    )
+    st.caption(
+        f"From the plan's hierarchy and bins; {tried} combinations tried. 'Detail lost' is the "
+        "mean share of each ladder climbed (0 % raw, 100 % suppressed). Suppressing the "
+        f"{ka.below_k:,} records in small classes instead would drop {ka.below_k_share:.1%}."
+    )
+else:
+    st.write(f"No combination within {tried} tried reaches k = {k}.")
+
+st.subheader("Reconstruction attack: exact tables vs the DP release")
+if plan is None:
+    st.error(plan_problem or "The plan is not valid.")
+    st.stop()
+st.write(
+    "An attacker rebuilds each small area's records from its published tables with an "
+    "integer program (as the Census Bureau did with its 2010 tables). The DP side is a "
+    "**preview draw** through the release path at your plan's ε: numpy noise, charged to "
+    "nothing, never published."
+)
+controls = st.columns(4)
+geo = [col.name for col in plan.schema.columns if getattr(col, "parent", None)]
+level = controls[0].selectbox("Area level", geo or list(plan.schema.names), key="risk_level")
+max_areas = int(controls[1].number_input("Areas to try", 1, 5000, 50, key="risk_max_areas"))
+seconds = float(controls[2].number_input("Seconds per area", 0.1, 60.0, 2.0, key="risk_seconds"))
+per_area = controls[3].toggle("Every table per area", False, key="risk_per_area")
+if st.button("Run the attack", key="risk_attack", type="primary"):
+    bar = st.progress(0.0, "Preparing the tables…")
+
+    def show(share: float, text: str) -> None:
+        bar.progress(min(share, 1.0), text)
+
+    try:
+        encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+        result = reconstruction_attack(
+            plan,
+            encoded,
+            level=level,
+            seconds_per_area=seconds,
+            max_areas=max_areas,
+            per_area=per_area,
+            progress=show,
+        )
+        ws.memo["risk_attack"] = result.to_dict()
+    except DPReleaseError as error:
+        st.error(f"{error} Nothing changed.")
+    bar.empty()
+attack = ws.memo.get("risk_attack")
+if attack is not None:
+    reconstruction_table(attack)

@@ -1,0 +1,53 @@
+"""Charts and static tables for the Risk page (CONFIDENTIAL content: nothing downloadable)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dprelease.risk.classes import KAnonymity, class_sizes_table
+from dprelease.risk.command import reconstruction_lines
+
+NO_MODE_BAR = {"displayModeBar": False}  # its "download as PNG" would let the picture leave
+
+
+def class_size_chart(k: KAnonymity) -> None:
+    sizes = class_sizes_table(k)
+    shown = sorted(sizes)[:60]
+    figure = go.Figure(
+        go.Bar(
+            x=[str(s) for s in shown],
+            y=[sizes[s] * s for s in shown],
+            marker_color=["#d62728" if s < k.chosen_k else "#1f77b4" for s in shown],
+        )
+    )
+    figure.update_layout(
+        title=f"Records by the size of their class (red: below k = {k.chosen_k})",
+        xaxis_title="class size (records sharing the QI values)",
+        yaxis_title="records",
+        height=320,
+        margin={"t": 40, "b": 40},
+    )
+    st.plotly_chart(figure, key="risk_class_sizes", config=NO_MODE_BAR)
+
+
+def reconstruction_table(result: dict[str, Any]) -> None:
+    rows = []
+    for key in ("exact", "dp"):
+        r = result[key]
+        if r is None:
+            continue
+        rows.append(
+            {
+                "tables": r["tables"],
+                "ε": "—" if r["epsilon"] is None else f"{r['epsilon']:.4g}",
+                "records reproduced exactly": f"{r['share_reproduced']:.1%}",
+                "of real records": f"{r['share_of_real_records']:.1%}",
+                "of rebuilt records": f"{r['share_of_rebuilt_records']:.1%}",
+                "areas with one solution": r["areas_unique_solution"] if key == "exact" else "—",
+            }
+        )
+    st.table(rows)  # static: no download button
+    st.caption("\n\n".join(reconstruction_lines(result)))
