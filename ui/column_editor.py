@@ -10,7 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from dprelease.data import ColumnReport
-from dprelease.errors import DPReleaseError
+from dprelease.errors import DPReleaseError, quote
 from dprelease.plan_edit import (
     bins_from_data,
     check_column,
@@ -148,7 +148,7 @@ def _categorical_form(
         chosen_parent = None if parent == "(none)" else parent
         if chosen_parent and not parent_map:
             raise DPReleaseError(
-                f"Column '{name}': a parent needs a codebook with a `parent` column."
+                f"Column {quote(name)}: a parent needs a codebook with a `parent` column."
             )
         other_value = parse_domain_text(other)[0] if other.strip() else None
         new_plan = set_categorical(
