@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from dprelease.errors import PlanError
 from dprelease.schema import is_number
@@ -34,16 +34,20 @@ def column_size(raw: object) -> int:
             return len(domain)
         bounds = domain.get("range") if isinstance(domain, Mapping) else None
         if isinstance(bounds, list) and len(bounds) == 2 and all(_whole(b) for b in bounds):
-            return max(0, min(bounds[1] - bounds[0] + 1, _CAP))
+            return max(0, min(int(bounds[1]) - int(bounds[0]) + 1, _CAP))
         return 0
     bins = raw.get("bins")
     if isinstance(bins, list):
         return max(0, len(bins) - 1)
     if isinstance(bins, Mapping):
-        start, stop, width = bins.get("start"), bins.get("stop"), bins.get("width")
-        if all(is_number(v) and math.isfinite(v) for v in (start, stop, width)) and width > 0:
+        start, stop, width = (bins.get(key) for key in ("start", "stop", "width"))
+        if _finite(start) and _finite(stop) and _finite(width) and width > 0:
             return int(min(math.ceil(max(0, stop - start) / width), _CAP))
     return 0
+
+
+def _finite(value: object) -> TypeGuard[float]:
+    return is_number(value) and math.isfinite(value)  # type: ignore[arg-type]
 
 
 def _whole(value: object) -> bool:
