@@ -9,13 +9,14 @@ import streamlit as st
 from dprelease.errors import DPReleaseError
 from dprelease.ledger import AlreadyChargedError
 from dprelease.publish import publish
+from ui.markdown import md
 from ui.state import ReleaseResult, current_allocation, ledger, workspace
 
 ws = workspace()
 st.title("5 · Release")
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(problem)
+    st.error(md(problem))
 if plan is None or allocation is None:
     st.stop()
 
@@ -35,10 +36,10 @@ try:
     balance = book.balance(dataset)
     entries = book.entries(dataset)
 except DPReleaseError as error:
-    st.error(str(error))
+    st.error(md(error))
     st.stop()
 st.caption(
-    f"Data set {ws.upload.name}, SHA-256 {dataset[:12]}…: the same bytes uploaded again share "
+    f"Data set {md(ws.upload.name)}, SHA-256 {dataset[:12]}…: the same bytes uploaded again share "
     "this ledger, across sessions and restarts."
 )
 if entries:
@@ -76,7 +77,7 @@ if set_col.button("Set cap", key="set_cap"):
         book.set_cap(dataset, cap or None)
         st.rerun()
     except DPReleaseError as error:
-        st.error(str(error))
+        st.error(md(error))
 left = balance.left_epsilon
 st.markdown(
     f"Spent so far: **ε = {balance.spent_epsilon:.4g}** over {balance.releases} release(s); "
@@ -120,7 +121,7 @@ if result is None:
         except AlreadyChargedError:
             st.info("This release was already made and charged; it was not drawn again.")
         except DPReleaseError as error:
-            st.error(f"{error} Nothing was charged.")
+            st.error(f"{md(error)} Nothing was charged.")
         else:
             ws.release = ReleaseResult(
                 release_id=ws.attempt_id,

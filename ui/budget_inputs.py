@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from dprelease.plan_edit import set_budget
+from ui.markdown import md
 from ui.state import Workspace
 
 ACCOUNTINGS = {
@@ -158,4 +159,4 @@ def budget_inputs(ws: Workspace) -> None:
             help="The chance the guarantee fails outright; keep it far below 1 / rows.",
         )
     if ws.memo.get(_ERROR):
-        st.error(ws.memo[_ERROR])
+        st.error(md(ws.memo[_ERROR]))
