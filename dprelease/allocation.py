@@ -26,7 +26,7 @@ from dprelease.accounting import (
     pure_to_zcdp,
     zcdp_guarantee,
 )
-from dprelease.errors import BudgetError
+from dprelease.errors import BudgetError, quote
 from dprelease.mechanisms import (
     MechanismName,
     Noise,
@@ -164,7 +164,7 @@ def _split_free(
     zero = [plan.tables[i].name for i, w in zip(free, weights, strict=True) if w == 0]
     if zero:
         raise BudgetError(
-            f"Table '{zero[0]}' has weight 0 and would get no budget; "
+            f"Table {quote(zero[0])} has weight 0 and would get no budget; "
             "give it a weight above 0 or remove it."
         )
     if method == "optimal" and optimal is not None:
@@ -215,7 +215,7 @@ def _fixed_shares(plan: Plan, sens: Sensitivity, delta_shares: Sequence[float]) 
             share = _target_share(plan, spec, sens, delta_shares[i])
             if not math.isfinite(share):
                 raise BudgetError(
-                    f"Table '{spec.name}': no budget within reason reaches its target; "
+                    f"Table {quote(spec.name)}: no budget within reason reaches its target; "
                     "loosen the target."
                 )
             fixed[i] = share

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from dprelease import ledger_command
-from dprelease.errors import DPReleaseError, one_line
+from dprelease.errors import DPReleaseError, one_line, quote
 from dprelease.ldp import command as ldp_command
 from dprelease.risk import command as risk_command
 
@@ -44,14 +44,20 @@ class _Parser(argparse.ArgumentParser):
 MAX_DATA_MB = 2048  # a bigger file is refused before it is read (memory stays bounded)
 
 
-def _megabytes(text: str) -> int:
+def _whole_number(text: str, unit: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of MB, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of {unit}, got {quote(text)}"
+        ) from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _megabytes(text: str) -> int:
+    return _whole_number(text, "MB")
 
 
 def _max_data_option(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +66,21 @@ def _max_data_option(parser: argparse.ArgumentParser) -> None:
         type=_megabytes,
         default=MAX_DATA_MB,
         help=f"refuse a data file larger than this many MB (default {MAX_DATA_MB})",
+    )
+
+
+def _cells(text: str) -> int:
+    return _whole_number(text, "cells")
+
+
+def _max_cells_option(parser: argparse.ArgumentParser) -> None:
+    from dprelease.limits import MAX_CELLS
+
+    parser.add_argument(
+        "--max-cells",
+        type=_cells,
+        default=MAX_CELLS,
+        help=f"refuse a plan with more cells (or domain values) in all (default {MAX_CELLS:,})",
     )
 
 
@@ -72,6 +93,7 @@ def _parser() -> _Parser:
     plan = commands.add_parser("plan", help="print the allocation and expected accuracy")
     plan.add_argument("plan", help="plan file (.yaml or .json)")
     plan.add_argument("--json", action="store_true", help="print one JSON object")
+    _max_cells_option(plan)
     release = commands.add_parser("release", help="draw the noise once and write the release")
     release.add_argument("plan", help="plan file (.yaml or .json)")
     release.add_argument("--data", help="data file (overrides the plan's `data`)")
@@ -89,10 +111,12 @@ def _parser() -> _Parser:
         "--cap", type=float, metavar="EPSILON", help="set this data set's lifetime ε cap first"
     )
     _max_data_option(release)
+    _max_cells_option(release)
     validate = commands.add_parser("validate", help="check the plan and the data")
     validate.add_argument("plan", help="plan file (.yaml or .json)")
     validate.add_argument("--data", help="data file (overrides the plan's `data`)")
     _max_data_option(validate)
+    _max_cells_option(validate)
     sample = commands.add_parser("sample", help="write the synthetic census-like sample data")
     sample.add_argument("--rows", type=int, required=True, help="number of rows")
     sample.add_argument("--out", required=True, help="CSV file to write")
@@ -156,10 +180,10 @@ def _print_data_report(encoded: EncodedData, plan: Plan) -> None:
 # --- commands ---------------------------------------------------------------------------
 
 
-def _load_plan(path: str) -> Plan:
+def _load_plan(args: argparse.Namespace) -> Plan:
     from dprelease.planfile import load_plan
 
-    return load_plan(path)
+    return load_plan(args.plan, max_cells=args.max_cells)
 
 
 def _data_source(plan: Plan, data: str | None) -> Path:
@@ -178,7 +202,7 @@ def _data_source(plan: Plan, data: str | None) -> Path:
 def _cmd_plan(args: argparse.Namespace) -> int:
     from dprelease.allocation import allocate
 
-    allocation = allocate(_load_plan(args.plan))
+    allocation = allocate(_load_plan(args))
     if args.json:
         print(json.dumps(allocation.to_dict(), indent=2))
     else:
@@ -193,7 +217,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from dprelease.noise import warm_up
     from dprelease.release import draw_release
 
-    plan = _load_plan(args.plan)
+    plan = _load_plan(args)
     allocation = allocate(plan)  # a budget problem is reported before the data are read
     out = check_output_path(args.out)  # before the data are read or any noise is drawn
     source = _data_source(plan, args.data)
@@ -294,7 +318,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from dprelease.allocation import allocate
 
     try:
-        plan = _load_plan(args.plan)
+        plan = _load_plan(args)
         allocation = allocate(plan)
     except DPReleaseError as error:
         for problem in error.problems:

@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 import pyarrow as pa
 
-from dprelease.errors import DataError, InternalError
+from dprelease.errors import DataError, InternalError, quote
 from dprelease.plan import Plan
 from dprelease.reading import (
     MissingColumnsError,
@@ -99,14 +99,14 @@ class DataReport:
                 if rows
             ]
             if parts:
-                lines.append(f"column '{column.name}': " + ", ".join(parts))
+                lines.append(f"column {quote(column.name)}: " + ", ".join(parts))
         return (*lines, *self.warnings)
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """Advice for the data holder: columns where no row has a value of the domain."""
         return tuple(
-            f"Column '{c.name}': no value in the data is in the plan's domain, so every "
+            f"Column {quote(c.name)}: no value in the data is in the plan's domain, so every "
             + ("row goes to the other label" if c.rows_to_other else "row is left out")
             + "; check the domain against the data (e.g. '01' vs '1', spelling, bins)."
             for c in self.columns

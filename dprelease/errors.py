@@ -8,9 +8,43 @@ value or a count from the data. `InternalError` means a bug in dprelease itself 
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 
 MAX_MESSAGE = 2000  # characters; a message quoting a huge name is cut, never split
+MAX_QUOTE = 80  # characters of one quoted value (a name, a plan value) in a message
+
+
+class _BoundedRepr(reprlib.Repr):
+    """`repr` that cuts before it builds: text is sliced, containers stop after a few items.
+
+    A plan value can be a list of a million items or a string of megabytes; building its full
+    repr only to cut it afterwards costs time and memory the attacker chooses.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxstring = self.maxother = self.maxlong = limit
+        self.maxlevel = 3
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 6
+
+    def repr_int(self, x: int, level: int) -> str:
+        # repr of a huge int is quadratic (and refused beyond 4,300 digits): size it first.
+        if x.bit_length() > self.maxlong * 3:  # 3 bits per decimal digit, a safe underestimate
+            return f"<a whole number of about {int(x.bit_length() * 0.30103):,} digits>"
+        return super().repr_int(x, level)
+
+
+def quote(value: object, limit: int = MAX_QUOTE) -> str:
+    """A user-supplied value as an error message quotes it: `repr`, bounded *before* it is built.
+
+    Short values read exactly as `repr(value)`; a long text keeps its start and end around
+    "...", a long list its first items. Every message that quotes a name or a value from a
+    plan, a data file or an input box goes through here.
+    """
+    if isinstance(value, str) and len(value) <= limit:
+        return repr(value)
+    return _BoundedRepr(limit).repr(value)
 
 
 def one_line(message: str) -> str:

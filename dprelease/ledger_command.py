@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from dprelease.errors import BudgetError
+from dprelease.errors import BudgetError, quote
 
 if TYPE_CHECKING:
     from dprelease.ledger import Ledger
@@ -18,7 +18,7 @@ def _nonnegative(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text[:40]!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, got {quote(text)}") from None
     return value
 
 

@@ -1,9 +1,10 @@
-"""Numeric limits shared by the plan parser, the ledger, the dashboard's widgets and the tests.
-
-One place for each limit, so that the CLI, the dashboard and the ledger cannot disagree.
+"""Numeric limits shared by the plan parser, the command line, the ledger, the dashboard's widgets
+and the tests: one constant each, so that none of them can disagree.
 """
 
 from __future__ import annotations
+
+from dprelease.errors import quote
 
 DELTA_LIMIT = 1e-3
 """The largest δ a plan, the CLI or the dashboard accepts, and the ledger's lifetime δ cap
@@ -15,7 +16,16 @@ anything), so useful values are far below 1/rows; above 1e-3 the ε of a plan me
 def delta_limit_message(what: str, value: object) -> str:
     """The one-line refusal of a δ outside (0, DELTA_LIMIT]."""
     return (
-        f"{what} must lie above 0 and at most {DELTA_LIMIT:g} (e.g. 1e-10), got {value!r}: "
+        f"{what} must lie above 0 and at most {DELTA_LIMIT:g} (e.g. 1e-10), got {quote(value)}: "
         "δ is the chance the guarantee fails outright, and useful values are far below "
         "1/rows."
     )
+
+
+MAX_CELLS = 10_000_000
+"""Cells of all the plan's tables together (and values of all its column domains together).
+
+Counted from the domain sizes arithmetically before any domain is expanded: 30 columns of
+``{range: [0, 999999]}`` would otherwise cost seconds and gigabytes before being refused.
+The sample plan has 10,401 cells; the largest census release we know of is far below this.
+"""

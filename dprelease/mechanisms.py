@@ -21,7 +21,7 @@ from statistics import NormalDist
 from typing import Literal
 
 from dprelease.bisection import threshold
-from dprelease.errors import BudgetError, InternalError
+from dprelease.errors import BudgetError, InternalError, quote
 from dprelease.precise import gaussian_delta_upper
 
 MechanismName = Literal["discrete_laplace", "laplace", "gaussian", "discrete_gaussian"]
@@ -49,7 +49,7 @@ def laplace_epsilon(scale: float, l1: int) -> Fraction:
 def laplace_scale(epsilon: float, l1: int) -> float:
     """Smallest float b with Δ₁ / b ≤ ε exactly."""
     if not epsilon > 0:
-        raise BudgetError(f"A table's epsilon must be greater than 0, got {epsilon!r}.")
+        raise BudgetError(f"A table's epsilon must be greater than 0, got {quote(epsilon)}.")
     return _scale_up_until(l1 / epsilon, lambda b: laplace_epsilon(b, l1) <= Fraction(epsilon))
 
 
@@ -93,7 +93,8 @@ def gaussian_sigma(epsilon: float, delta: float, l2: float) -> float:
     """
     if not epsilon > 0 or not 0 < delta < 1:
         raise BudgetError(
-            f"A Gaussian table needs epsilon > 0 and 0 < delta < 1, got {epsilon!r}, {delta!r}."
+            "A Gaussian table needs epsilon > 0 and 0 < delta < 1, "
+            f"got {quote(epsilon)}, {quote(delta)}."
         )
     sigma = threshold(lambda sigma: gaussian_delta(sigma, epsilon, l2) <= delta, 0.0, l2)[1]
     return _raise_until(sigma, lambda s: gaussian_delta_upper(s, epsilon, l2) <= Fraction(delta))
@@ -140,7 +141,7 @@ def discrete_gaussian_rho(sigma: float, l2_squared: int) -> Fraction:
 def discrete_gaussian_sigma(rho: float, l2_squared: int) -> float:
     """Smallest float σ with Δ₂² / (2σ²) ≤ ρ exactly."""
     if not rho > 0:
-        raise BudgetError(f"A table's rho must be greater than 0, got {rho!r}.")
+        raise BudgetError(f"A table's rho must be greater than 0, got {quote(rho)}.")
     guess = math.sqrt(l2_squared / (2 * rho))
     return _scale_up_until(guess, lambda s: discrete_gaussian_rho(s, l2_squared) <= Fraction(rho))
 
@@ -209,7 +210,7 @@ class Noise:
 
     def __post_init__(self) -> None:
         if not (self.scale > 0 and math.isfinite(self.scale)):
-            raise InternalError(f"noise scale must be positive and finite, got {self.scale!r}")
+            raise InternalError(f"noise scale must be positive and finite, got {quote(self.scale)}")
 
     @property
     def variance(self) -> float:

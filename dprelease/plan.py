@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from dprelease.errors import PlanError
+from dprelease.errors import PlanError, quote
 from dprelease.schema import Schema, is_number
 from dprelease.tables import (
     Neighbors,
@@ -27,7 +27,6 @@ ALLOCATIONS: tuple[Allocation, ...] = ("equal", "weighted", "optimal", "targets"
 EPSILON_LIMIT = 100.0
 RHO_LIMIT = 50.0
 PLAN_VERSION = 1
-MAX_CELLS = 50_000_000  # a release this large is a mistake in the plan, not a census
 CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it rounding breaks
 
 
@@ -46,12 +45,12 @@ class Budget:
         if self.accounting not in ACCOUNTINGS:
             raise PlanError(
                 f"budget.accounting must be one of {', '.join(ACCOUNTINGS)}, "
-                f"got {self.accounting!r}."
+                f"got {quote(self.accounting)}."
             )
         if self.allocation not in ALLOCATIONS:
             raise PlanError(
                 f"budget.allocation must be one of {', '.join(ALLOCATIONS)}, "
-                f"got {self.allocation!r}."
+                f"got {quote(self.allocation)}."
             )
         if self.epsilon is not None:
             check_budget_number(self.epsilon, "budget.epsilon", upper=EPSILON_LIMIT)
@@ -73,7 +72,7 @@ class Budget:
         if not is_number(self.confidence) or not 0.5 <= self.confidence < 1:
             raise PlanError(
                 f"budget.confidence must be at least 0.5 and below 1 (e.g. 0.95), "
-                f"got {self.confidence!r}."
+                f"got {quote(self.confidence)}."
             )
 
 
@@ -92,7 +91,7 @@ class Postprocess:
             if bound is not None and not (is_number(bound) and abs(bound) <= CLAMP_LIMIT):
                 raise PlanError(
                     "postprocess.clamp bounds must be null or finite numbers within "
-                    f"±{CLAMP_LIMIT:g}, got {bound!r}."
+                    f"±{CLAMP_LIMIT:g}, got {quote(bound)}."
                 )
         if lower is not None and upper is not None and lower > upper:
             raise PlanError("postprocess.clamp: the lower bound exceeds the upper bound.")
@@ -121,7 +120,7 @@ class Plan:
         for spec in self.tables:
             if spec.name == name:
                 return spec
-        raise PlanError(f"The plan has no table '{name}'.")
+        raise PlanError(f"The plan has no table {quote(name)}.")
 
     @property
     def data_path(self) -> Path | None:
@@ -139,31 +138,28 @@ class Plan:
 
 def did_you_mean(word: str, choices: tuple[str, ...] | list[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" Did you mean '{close[0]}'?" if close else ""
+    return f" Did you mean {quote(close[0])}?" if close else ""
 
 
 def check_plan(plan: Plan) -> list[str]:
     """Problems that involve several parts of a plan at once."""
     problems: list[str] = []
     if plan.neighbors not in ("add_remove", "replace"):
-        problems.append(f"neighbors must be 'add_remove' or 'replace', got {plan.neighbors!r}.")
+        problems.append(
+            f"neighbors must be 'add_remove' or 'replace', got {quote(plan.neighbors)}."
+        )
     if not plan.tables:
         problems.append("The plan has no tables: add at least one under `tables`.")
     names = [spec.name for spec in plan.tables]
     for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(f"Table name '{name}' is used twice; table names must be unique.")
+        problems.append(f"Table name {quote(name)} is used twice; table names must be unique.")
     problems.extend(unknown_column_problems(plan.tables, plan.schema.names))
-    total_cells = 0
     for spec in plan.tables:
-        if all(c in plan.schema for c in spec.by):
-            total_cells += spec.cells(plan.schema)
         problems.extend(_lock_problems(spec, plan.budget))
-    if total_cells > MAX_CELLS:
-        problems.append(
-            f"The tables have {total_cells:,} cells in all; at most {MAX_CELLS:,} are allowed."
-        )
     if plan.unit.kind == "id" and plan.unit.column in plan.used_columns:
-        problems.append(f"The unit id column '{plan.unit.column}' cannot also be a table column.")
+        problems.append(
+            f"The unit id column {quote(plan.unit.column)} cannot also be a table column."
+        )
     if plan.budget.allocation == "targets" and not any(s.target for s in plan.tables):
         problems.append(
             "allocation 'targets' needs at least one table with a target, e.g. target: {moe: 25}."
@@ -174,7 +170,7 @@ def check_plan(plan: Plan) -> list[str]:
 def unknown_column_problems(tables: tuple[TableSpec, ...], defined: tuple[str, ...]) -> list[str]:
     """One problem per table column that the plan does not define."""
     return [
-        f"Table '{spec.name}' uses column '{name}', which the plan does not define "
+        f"Table {quote(spec.name)} uses column {quote(name)}, which the plan does not define "
         f"(defined: {', '.join(defined) or 'none'})." + did_you_mean(name, defined)
         for spec in tables
         for name in spec.by
@@ -183,7 +179,7 @@ def unknown_column_problems(tables: tuple[TableSpec, ...], defined: tuple[str, .
 
 
 def _lock_problems(spec: TableSpec, budget: Budget) -> list[str]:
-    where = f"Table '{spec.name}'"
+    where = f"Table {quote(spec.name)}"
     if spec.rho is not None and budget.accounting != "zcdp":
         return [f"{where} locks rho, which only zcdp accounting uses; lock epsilon instead."]
     if spec.delta is not None and budget.accounting != "approx":

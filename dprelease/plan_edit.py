@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from dprelease.errors import PlanError
+from dprelease.errors import PlanError, quote
 from dprelease.plan import PLAN_VERSION
 from dprelease.reading import dictionary_parts
 from dprelease.tables import TABLE_NAME
@@ -99,10 +99,10 @@ def domain_from_data(column: pa.ChunkedArray, name: str) -> list[str | int]:
     present = np.unique(codes[codes < len(labels)])  # len(labels) marks a missing value
     values = sorted({domain_value(labels[i]) for i in present}, key=lambda v: (str(type(v)), v))
     if not values:
-        raise PlanError(f"Column '{name}' has no values to take a domain from.")
+        raise PlanError(f"Column {quote(name)} has no values to take a domain from.")
     if len(values) > MAX_DOMAIN_FROM_DATA:
         raise PlanError(
-            f"Column '{name}' has {len(values):,} distinct values (at most "
+            f"Column {quote(name)} has {len(values):,} distinct values (at most "
             f"{MAX_DOMAIN_FROM_DATA:,}); treat it as numeric with bins, or ignore it."
         )
     return values
@@ -112,7 +112,7 @@ def bins_from_data(values: np.ndarray, name: str, bins: int = 10) -> dict[str, i
     """DISCLOSIVE: equal-width bins spanning the data's smallest and largest value."""
     finite = values[np.isfinite(values)]
     if finite.size == 0:
-        raise PlanError(f"Column '{name}' has no numbers to take bins from.")
+        raise PlanError(f"Column {quote(name)} has no numbers to take bins from.")
     low, high = float(np.floor(finite.min())), float(np.ceil(finite.max()))
     width = max((high - low) / bins, 1.0) if high > low else 1.0
     stop = low + width * bins if high > low else low + 1
@@ -168,7 +168,7 @@ def parse_edges(text: str) -> list[int | float]:
             number = float(part)
         except ValueError:
             raise PlanError(
-                f"Bin edge {part!r} is not a number; type edges like 0, 18, 65."
+                f"Bin edge {quote(part)} is not a number; type edges like 0, 18, 65."
             ) from None
         edges.append(_number(number))
     if len(edges) < 2:
@@ -224,7 +224,7 @@ def add_table(plan: PlanDict, by: Sequence[str], name: str | None = None) -> Pla
         return out
     taken = [t.get("name", "") for t in out["tables"]]
     if name is not None and name in taken:
-        raise PlanError(f"There is already a table called '{name}'; pick another name.")
+        raise PlanError(f"There is already a table called {quote(name)}; pick another name.")
     out["tables"].append({"name": name or _unique_name(table_name(by), taken), "by": by})
     return out
 
@@ -251,7 +251,7 @@ def update_table(plan: PlanDict, name: str, /, **changes: Any) -> PlanDict:
     taken = [t.get("name") for t in out["tables"] if t.get("name") != name]
     new_name = changes.get("name")
     if new_name is not None and new_name in taken:
-        raise PlanError(f"There is already a table called '{new_name}'; pick another name.")
+        raise PlanError(f"There is already a table called {quote(new_name)}; pick another name.")
     for table in out["tables"]:
         if table.get("name") == name:
             for key, value in changes.items():
@@ -260,7 +260,7 @@ def update_table(plan: PlanDict, name: str, /, **changes: Any) -> PlanDict:
                 else:
                     table[key] = value
             return out
-    raise PlanError(f"The plan has no table '{name}'.")
+    raise PlanError(f"The plan has no table {quote(name)}.")
 
 
 # --- budget and post-processing -------------------------------------------------------------

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from dprelease.errors import DPReleaseError, PlanError
+from dprelease.errors import DPReleaseError, PlanError, quote
+from dprelease.limits import MAX_CELLS
 from dprelease.plan import (
     PLAN_VERSION,
     Budget,
@@ -23,6 +24,7 @@ from dprelease.plan import (
     did_you_mean,
     unknown_column_problems,
 )
+from dprelease.plansize import check_plan_size
 from dprelease.schema import CategoricalColumn, Column, NumericColumn, Schema, is_number
 from dprelease.tables import TableSpec, Target, Unit
 
@@ -56,7 +58,7 @@ class _Collector:
         for key in raw:
             if key not in allowed:
                 self.problems.append(
-                    f"Unknown key '{key}' in {where} (allowed: {', '.join(allowed)})."
+                    f"Unknown key {quote(key)} in {where} (allowed: {', '.join(allowed)})."
                     + did_you_mean(str(key), allowed)
                 )
 
@@ -81,14 +83,14 @@ class _Collector:
 def _number_or_none(raw: Mapping[str, Any], key: str, where: str) -> Any:
     value = raw.get(key)
     if value is not None and not is_number(value):
-        raise PlanError(f"{where}.{key} must be a number, got {value!r}.")
+        raise PlanError(f"{where}.{key} must be a number, got {quote(value)}.")
     return value
 
 
 def _bool(raw: Mapping[str, Any], key: str, default: bool) -> bool:
     value = raw.get(key, default)
     if not isinstance(value, bool):
-        raise PlanError(f"postprocess.{key} must be true or false, got {value!r}.")
+        raise PlanError(f"postprocess.{key} must be true or false, got {quote(value)}.")
     return value
 
 
@@ -109,7 +111,7 @@ def _domain(raw: object, where: str) -> tuple[Any, ...]:
         raise PlanError(f"{where}: domain must be a list of values or {{range: [first, last]}}.")
     for value in raw:
         if not (isinstance(value, str) or is_number(value)):
-            raise PlanError(f"{where}: domain values must be text or numbers, got {value!r}.")
+            raise PlanError(f"{where}: domain values must be text or numbers, got {quote(value)}.")
     return tuple(raw)
 
 
@@ -135,12 +137,14 @@ def _bins(raw: object, where: str) -> tuple[int | float, ...]:
 
 
 def _column(name: str, raw: Mapping[str, Any], bag: _Collector) -> Column | None:
-    where = f"column '{name}'"
+    where = f"column {quote(name)}"
     bag.keys(raw, COLUMN_KEYS, where)
     kind = raw.get("kind", "categorical" if "domain" in raw else "numeric")
     source = raw.get("domain_source", "plan")
     if source not in ("plan", "data"):
-        bag.problems.append(f"{where}: domain_source must be 'plan' or 'data', got {source!r}.")
+        bag.problems.append(
+            f"{where}: domain_source must be 'plan' or 'data', got {quote(source)}."
+        )
         return None
     if kind == "categorical":
         if "bins" in raw:
@@ -152,7 +156,7 @@ def _column(name: str, raw: Mapping[str, Any], bag: _Collector) -> Column | None
         return bag.build(
             lambda: CategoricalColumn(
                 name=name,
-                domain=_domain(raw.get("domain"), f"Column '{name}'"),
+                domain=_domain(raw.get("domain"), f"Column {quote(name)}"),
                 other=raw.get("other"),
                 parent=raw.get("parent"),
                 parent_map=(
@@ -170,11 +174,11 @@ def _column(name: str, raw: Mapping[str, Any], bag: _Collector) -> Column | None
             return None
         return bag.build(
             lambda: NumericColumn(
-                name=name, edges=_bins(raw["bins"], f"Column '{name}'"), domain_source=source
+                name=name, edges=_bins(raw["bins"], f"Column {quote(name)}"), domain_source=source
             )
         )
     bag.problems.append(
-        f"{where}: kind must be 'categorical' or 'numeric', got {kind!r}."
+        f"{where}: kind must be 'categorical' or 'numeric', got {quote(kind)}."
         + did_you_mean(str(kind), ["categorical", "numeric"])
     )
     return None
@@ -184,7 +188,7 @@ def _table(raw: object, index: int, bag: _Collector) -> TableSpec | None:
     table = bag.mapping(raw, f"tables[{index}]")
     if table is None:
         return None
-    where = f"table '{table.get('name', index)}'"
+    where = f"table {quote(table.get('name', index))}"
     bag.keys(table, TABLE_KEYS, where)
     by = table.get("by", [])
     if isinstance(by, str):
@@ -231,7 +235,7 @@ def _unit_column(raw: object) -> Any:
         return raw
     if _is_name(raw):
         return str(raw)
-    raise PlanError(f"unit.column must be a column name, got {raw!r}.")
+    raise PlanError(f"unit.column must be a column name, got {quote(raw)}.")
 
 
 def _clamp(raw: object) -> tuple[Any, Any]:
@@ -242,21 +246,26 @@ def _clamp(raw: object) -> tuple[Any, Any]:
     return (raw[0], raw[1])
 
 
-def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
-    """Build a `Plan` from its JSON/YAML mapping, reporting every problem at once."""
+def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MAX_CELLS) -> Plan:
+    """Build a `Plan` from its JSON/YAML mapping, reporting every problem at once.
+
+    A plan with more than `max_cells` cells (or domain values) is refused first, counted from
+    the mapping before any domain is expanded (`dprelease.plansize`).
+    """
     bag = _Collector()
     top = bag.mapping(raw, "The plan")
     if top is None or not top:
         raise PlanError("The plan is empty or not a mapping; see the plan format in the README.")
+    check_plan_size(top, max_cells)
     bag.keys(top, TOP_KEYS, "the plan")
     version = top.get("version", PLAN_VERSION)
     if isinstance(version, bool) or version != PLAN_VERSION:
-        bag.problems.append(f"Plan version {version!r} is not supported (supported: 1).")
+        bag.problems.append(f"Plan version {quote(version)} is not supported (supported: 1).")
 
     columns: list[Column] = []
     raw_columns = bag.mapping(top.get("columns"), "columns")
     for name, raw_column in (raw_columns or {}).items():
-        column_raw = bag.mapping(raw_column, f"column '{name}'")
+        column_raw = bag.mapping(raw_column, f"column {quote(name)}")
         if column_raw is not None:
             column = _column(str(name), column_raw, bag)
             if column is not None:
@@ -314,7 +323,7 @@ def parse_plan(raw: object, base_dir: Path | None = None) -> Plan:
         )
     data = top.get("data")
     if data is not None and not isinstance(data, str):
-        bag.problems.append(f"data must be a file path, got {data!r}.")
+        bag.problems.append(f"data must be a file path, got {quote(data)}.")
     dataset = top.get("dataset")
     if dataset is not None and not _is_dataset_name(dataset):
         bag.problems.append(DATASET_NAME_RULE)
@@ -420,8 +429,18 @@ def dumps_plan(plan: Plan, fmt: Literal["yaml", "json"] = "yaml") -> str:
     return plan_yaml(mapping)
 
 
-def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = None) -> Plan:
-    """Parse plan text; a syntax error is a `PlanError` with the line it is on."""
+def loads_plan(
+    text: str,
+    fmt: Literal["yaml", "json"],
+    base_dir: Path | None = None,
+    *,
+    max_cells: int = MAX_CELLS,
+) -> Plan:
+    """Parse plan text; a syntax error is a `PlanError` with the line it is on.
+
+    YAML aliases (``*name``) are refused: a few hundred bytes of nested aliases expand to
+    billions of values (the "billion laughs"), and a plan never needs them.
+    """
     try:
         if fmt == "json":
             raw = json.loads(text, object_pairs_hook=_unique_keys)
@@ -441,12 +460,14 @@ def loads_plan(text: str, fmt: Literal["yaml", "json"], base_dir: Path | None = 
         line = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or "syntax error"
         raise PlanError(f"The plan is not valid YAML: {problem}{line}.") from None
-    return parse_plan(raw, base_dir)
+    return parse_plan(raw, base_dir, max_cells=max_cells)
 
 
 def _duplicate_key(key: object) -> PlanError:
     # A key given twice would silently keep the last value: e.g. a second, larger epsilon.
-    return PlanError(f"The plan gives the key {key!r} twice in one mapping; give each key once.")
+    return PlanError(
+        f"The plan gives the key {quote(key)} twice in one mapping; give each key once."
+    )
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -472,6 +493,10 @@ def _yaml_loader() -> Any:
     safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
     class PlanLoader(safe_loader):  # type: ignore[misc, valid-type]
+        def construct_document(self, node: Any) -> Any:
+            _refuse_aliases(node)  # before a single value is built
+            return super().construct_document(node)
+
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             seen: set[object] = set()
             for key_node, _ in node.value:
@@ -486,6 +511,28 @@ def _yaml_loader() -> Any:
     return PlanLoader
 
 
+def _refuse_aliases(root: Any) -> None:
+    """Refuse a YAML node graph in which a node is reached twice: that is what an alias is.
+
+    The parser shares the anchored node rather than copying it, so the graph stays as small as
+    the text; walking it once (without recursion, as plans may nest deeply) finds any alias
+    before the constructor would expand it.
+    """
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            raise PlanError(
+                f"The plan repeats the value at line {node.start_mark.line + 1} with a YAML "
+                "alias (*name); plans may not use aliases: write the value out."
+            )
+        seen.add(id(node))
+        if isinstance(node.value, list):  # a sequence's nodes, or a mapping's (key, value) pairs
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+
+
 def plan_format(path: Path) -> Literal["yaml", "json"]:
     suffix = path.suffix.lower()
     if suffix == ".json":
@@ -495,7 +542,7 @@ def plan_format(path: Path) -> Literal["yaml", "json"]:
     raise PlanError(f"Plan file '{path.name}' must end in .yaml, .yml or .json.")
 
 
-def load_plan(path: str | Path) -> Plan:
+def load_plan(path: str | Path, *, max_cells: int = MAX_CELLS) -> Plan:
     """Read a plan file (format from its extension)."""
     path = Path(path)
     fmt = plan_format(path)
@@ -507,7 +554,7 @@ def load_plan(path: str | Path) -> Plan:
         raise PlanError(f"Plan path '{path}' is a folder; give a .yaml or .json file.") from None
     except UnicodeDecodeError:
         raise PlanError(f"Plan file '{path.name}' is not UTF-8 text.") from None
-    return loads_plan(text, fmt, base_dir=path.parent)
+    return loads_plan(text, fmt, base_dir=path.parent, max_cells=max_cells)
 
 
 def save_plan(plan: Plan, path: str | Path) -> None:

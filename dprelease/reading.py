@@ -17,7 +17,6 @@ import io
 import math
 import re
 import zipfile
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from dprelease.errors import DataError
+from dprelease.errors import DataError, quote
 from dprelease.plan import did_you_mean
 
 Format = Literal["csv", "parquet", "excel"]
@@ -62,42 +61,32 @@ class MissingColumnsError(DataError):
         super().__init__(missing_columns_message(self.missing, self.available, found=found))
 
 
-def short_name(name: str, limit: int = 60) -> str:
-    """A name from a file as a message shows it: printable, one line, at most `limit` chars."""
-    text = name[: limit + 1]
-    if not text.isprintable():
-        text = text.encode("unicode_escape").decode("ascii")
-    return text if len(text) <= limit and len(name) <= limit else text[:limit] + "…"
-
-
 def missing_columns_message(
     missing: Sequence[str], available: Sequence[str], purpose: str = "", found: int = 1
 ) -> str:
-    """'The data has no column 'x'<purpose> (columns in the file: ...). Did you mean ...?'
+    """'The data has no column 'x'<purpose> (the file has N columns ...). Did you mean ...?'
 
-    When none of the asked-for columns is there and no name is close, the first line may be
-    a record rather than a header, so its fields are not quoted.
+    The file's own column names are never quoted: in a file without a header line they are
+    the first record's values. Only a name equal to the missing one up to case is named (it
+    reveals nothing the plan does not say); a merely similar one is only said to exist.
     """
-    names = ", ".join(f"'{m}'" for m in missing)
-    noun = "column" if len(missing) == 1 else "columns"
+    names = ", ".join(quote(m) for m in missing)
+    head = f"The data has no {'column' if len(missing) == 1 else 'columns'} {names}{purpose}"
     hints = ""
+    close = ""
     for name in missing:
         same_case = [a for a in available if a.lower() == name.lower()]
-        hints += (
-            f" Did you mean '{short_name(same_case[0])}'?"
-            if same_case
-            else did_you_mean(name, list(available))
-        )
+        if same_case:
+            hints += f" Did you mean {quote(same_case[0])}?"
+        elif not close and did_you_mean(name, list(available)):
+            close = f" A column name in the file is close to {quote(name)}: check the spelling."
     if found == 0 and not hints:
         return (
-            f"The data has no {noun} {names}{purpose}, and none of its {len(available)} column "
-            "names is close; the first line of the file must be the column names."
+            f"{head}, and none of its {len(available)} column names matches the plan; the first "
+            "line of the file must be the column names." + close
         )
-    shown = ", ".join(short_name(a) for a in available[:10]) + (
-        f", ... ({len(available)} in all)" if len(available) > 10 else ""
-    )
-    return (
-        f"The data has no {noun} {names}{purpose} (columns in the file: {shown or 'none'})." + hints
+    return f"{head} (the file has {len(available)} columns; names must match exactly)." + (
+        hints or close
     )
 
 
@@ -221,12 +210,14 @@ def _select(
     available: Sequence[str], columns: Sequence[str] | None, numeric: Collection[str]
 ) -> list[str]:
     """The columns to read, in the order asked; duplicate or unknown names are errors."""
-    duplicates = sorted(name for name, times in Counter(available).items() if times > 1)
-    if duplicates:
-        names = ", ".join(f"'{short_name(n)}'" for n in duplicates[:10])
-        raise DataError(
-            f"The data has duplicate column names ({names}); each name may appear once."
-        )
+    first_seen: dict[str, int] = {}
+    for number, name in enumerate(available, start=1):
+        if name in first_seen:  # by position: the names may be a record's values (no header)
+            raise DataError(
+                f"The data has duplicate column names (columns {first_seen[name]} and {number} "
+                "have the same name); each name may appear once."
+            )
+        first_seen[name] = number
     wanted = list(dict.fromkeys([*(available if columns is None else columns), *numeric]))
     missing = [n for n in wanted if n not in available]
     if missing:

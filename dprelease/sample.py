@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dprelease import sample_geography as facts
-from dprelease.errors import DataError
+from dprelease.errors import DataError, quote
 from dprelease.sample_geography import (
     COUNTIES,
     COUNTY_PARENT,
@@ -231,9 +231,9 @@ def _incomes(
 def _check_rows(rows: int, seed: int | None) -> None:
     """Refuse a bad size or seed with one line the CLI can print, before any work."""
     if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_ROWS:
-        raise DataError(f"The sample needs between 1 and {MAX_ROWS:,} rows, got {rows!r}.")
+        raise DataError(f"The sample needs between 1 and {MAX_ROWS:,} rows, got {quote(rows)}.")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise DataError(f"The sample seed must be a whole number 0 or more, got {seed!r}.")
+        raise DataError(f"The sample seed must be a whole number 0 or more, got {quote(seed)}.")
 
 
 def generate_sample(rows: int, seed: int | None = None) -> pa.Table:

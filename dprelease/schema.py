@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from dprelease.errors import PlanError
+from dprelease.errors import PlanError, quote
 
 DomainValue = str | int | float
 DomainSource = Literal["plan", "data"]
@@ -27,7 +27,7 @@ MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` 
 def format_number(value: int | float) -> str:
     """The text of a plan number as written in the plan: 18 stays "18", 2.5 stays "2.5"."""
     if isinstance(value, bool):
-        raise PlanError(f"Expected a number, got {value!r}.")
+        raise PlanError(f"Expected a number, got {quote(value)}.")
     # int stays "18"; a float keeps the decimal point the plan wrote ("18.0", "2.5").
     return str(value) if isinstance(value, int) else repr(value)
 
@@ -54,7 +54,7 @@ class CategoricalColumn:
     kind: Literal["categorical"] = field(default="categorical", init=False)
 
     def __post_init__(self) -> None:
-        where = f"Column '{self.name}'"
+        where = f"Column {quote(self.name)}"
         if not self.domain:
             raise PlanError(f"{where} has an empty domain: list at least one value.")
         if self.numeric_domain:
@@ -79,14 +79,14 @@ class CategoricalColumn:
             )
         if self.other is not None and self._label(self.other) not in seen:
             raise PlanError(
-                f"{where}: the other label {self.other!r} is not in its domain; "
+                f"{where}: the other label {quote(self.other)} is not in its domain; "
                 "add it to the domain or remove `other`."
             )
         if self.parent is not None and self.parent == self.name:
             raise PlanError(f"{where} cannot be its own parent.")
         if self.parent is not None and self.parent_map is None:
             raise PlanError(
-                f"{where} has parent '{self.parent}' but no parent_map; "
+                f"{where} has parent {quote(self.parent)} but no parent_map; "
                 "give parent_map: {child value: parent value}."
             )
         if self.parent_map is not None and self.parent is None:
@@ -164,7 +164,7 @@ class NumericColumn:
     domain_source: DomainSource = "plan"
 
     def __post_init__(self) -> None:
-        where = f"Column '{self.name}'"
+        where = f"Column {quote(self.name)}"
         if len(self.edges) < 2:
             raise PlanError(f"{where} needs at least two bin edges (one bin).")
         if not all(is_number(e) and math.isfinite(float(e)) for e in self.edges):
@@ -225,12 +225,12 @@ class Schema:
             parent = by_name.get(column.parent)
             if parent is None:
                 raise PlanError(
-                    f"Column '{column.name}' has parent '{column.parent}', which the plan does "
-                    f"not define (defined: {', '.join(by_name)})."
+                    f"Column {quote(column.name)} has parent {quote(column.parent)}, which the "
+                    f"plan does not define (defined: {', '.join(by_name)})."
                 )
             if not isinstance(parent, CategoricalColumn):
                 raise PlanError(
-                    f"Column '{column.name}': parent '{parent.name}' must be categorical."
+                    f"Column {quote(column.name)}: parent {quote(parent.name)} must be categorical."
                 )
             allowed = set(parent.labels)
             assert column.parent_map is not None  # checked by the column itself
@@ -238,8 +238,8 @@ class Schema:
             if unknown:
                 shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
                 raise PlanError(
-                    f"Column '{column.name}': parent_map names parent values not in the "
-                    f"domain of '{parent.name}' ({shown})."
+                    f"Column {quote(column.name)}: parent_map names parent values not in the "
+                    f"domain of {quote(parent.name)} ({shown})."
                 )
         for column in self.columns:
             chain = [column.name]
@@ -260,7 +260,7 @@ class Schema:
             if column.name == name:
                 return column
         raise PlanError(
-            f"The plan does not define column '{name}' (defined: {', '.join(self.names)})."
+            f"The plan does not define column {quote(name)} (defined: {', '.join(self.names)})."
         )
 
     def __contains__(self, name: object) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from dprelease.errors import PlanError
+from dprelease.errors import PlanError, quote
 from dprelease.limits import DELTA_LIMIT, delta_limit_message
 from dprelease.schema import Schema
 
@@ -25,19 +25,21 @@ TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 def check_budget_number(value: float, what: str, upper: float | None = None) -> None:
     """A budget number must be finite and positive (and at most `upper` when given)."""
     if not isinstance(value, int | float) or isinstance(value, bool):
-        raise PlanError(f"{what} must be a number, got {value!r}.")
-    if not math.isfinite(value) or value <= 0:
-        raise PlanError(f"{what} must be a finite number greater than 0, got {value!r}.")
+        raise PlanError(f"{what} must be a number, got {quote(value)}.")
+    if value <= 0 or (
+        isinstance(value, float) and not math.isfinite(value)
+    ):  # a huge int is finite
+        raise PlanError(f"{what} must be a finite number greater than 0, got {quote(value)}.")
     if upper is not None and value > upper:
         raise PlanError(
-            f"{what} = {value!r} is too large to be meaningful; use a value up to {upper:g}."
+            f"{what} = {quote(value)} is too large to be meaningful; use a value up to {upper:g}."
         )
 
 
 def check_delta(value: float, what: str) -> None:
     """δ must lie in (0, DELTA_LIMIT]: above it the guarantee fails too often to mean anything."""
     if not isinstance(value, int | float) or isinstance(value, bool):
-        raise PlanError(f"{what} must be a number, got {value!r}.")
+        raise PlanError(f"{what} must be a number, got {quote(value)}.")
     if not math.isfinite(value) or not 0 < value <= DELTA_LIMIT:
         raise PlanError(delta_limit_message(what, value))
 
@@ -52,15 +54,15 @@ class Unit:
 
     def __post_init__(self) -> None:
         if self.kind not in ("row", "id"):
-            raise PlanError(f"unit.kind must be 'row' or 'id', got {self.kind!r}.")
+            raise PlanError(f"unit.kind must be 'row' or 'id', got {quote(self.kind)}.")
         if self.kind == "row" and (self.column is not None or self.max_rows != 1):
             raise PlanError("unit.kind 'row' takes no column or max_rows; use kind: id.")
         if self.column is not None and not isinstance(self.column, str):
-            raise PlanError(f"unit.column must be a column name, got {self.column!r}.")
+            raise PlanError(f"unit.column must be a column name, got {quote(self.column)}.")
         if self.kind == "id" and not self.column:
             raise PlanError("unit.kind 'id' needs `column`: the column that identifies a unit.")
         if isinstance(self.max_rows, bool) or not isinstance(self.max_rows, int):
-            raise PlanError(f"unit.max_rows must be a whole number, got {self.max_rows!r}.")
+            raise PlanError(f"unit.max_rows must be a whole number, got {quote(self.max_rows)}.")
         if not 1 <= self.max_rows <= 10_000:
             raise PlanError(f"unit.max_rows must be between 1 and 10000, got {self.max_rows}.")
 
@@ -87,7 +89,7 @@ def sensitivity(unit: Unit, neighbors: Neighbors) -> Sensitivity:
         return Sensitivity(l1=rows, l2_squared=rows * rows)
     if neighbors == "replace":
         return Sensitivity(l1=2 * rows, l2_squared=2 * rows * rows)
-    raise PlanError(f"neighbors must be 'add_remove' or 'replace', got {neighbors!r}.")
+    raise PlanError(f"neighbors must be 'add_remove' or 'replace', got {quote(neighbors)}.")
 
 
 @dataclass(frozen=True)
@@ -118,11 +120,11 @@ class TableSpec:
     target: Target | None = None
 
     def __post_init__(self) -> None:
-        where = f"Table '{self.name}'"
+        where = f"Table {quote(self.name)}"
         if not isinstance(self.name, str) or not TABLE_NAME.match(self.name):
             raise PlanError(
-                f"Table name {self.name!r} is not allowed: use letters, digits, '_', '-' or '.' "
-                "(it becomes a file name), at most 100 characters."
+                f"Table name {quote(self.name)} is not allowed: use letters, digits, '_', '-' "
+                "or '.' (it becomes a file name), at most 100 characters."
             )
         if len(set(self.by)) != len(self.by):
             raise PlanError(f"{where} names a column twice in `by`.")
@@ -132,7 +134,9 @@ class TableSpec:
             or not math.isfinite(self.weight)
             or self.weight < 0
         ):
-            raise PlanError(f"{where}: weight must be a finite number ≥ 0, got {self.weight!r}.")
+            raise PlanError(
+                f"{where}: weight must be a finite number ≥ 0, got {quote(self.weight)}."
+            )
         if self.epsilon is not None:
             check_budget_number(self.epsilon, f"{where}: epsilon", upper=100)
         if self.rho is not None:

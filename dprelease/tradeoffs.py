@@ -29,7 +29,7 @@ from dprelease.accounting import (
     zcdp_to_epsilon,
 )
 from dprelease.allocation import Allocation, TableBudget, allocate
-from dprelease.errors import DPReleaseError
+from dprelease.errors import DPReleaseError, quote
 from dprelease.mechanisms import discrete_gaussian_rho, gaussian_epsilon, laplace_epsilon
 from dprelease.plan import Plan
 
@@ -213,7 +213,7 @@ def typical_cell_advice(allocation: Allocation, rows: int) -> tuple[str, ...]:
         typical = rows / table.cells
         if table.moe > typical:
             notes.append(
-                f"Table '{table.name}': the margin of error ({table.moe:.3g}) exceeds its "
+                f"Table {quote(table.name)}: the margin of error ({table.moe:.3g}) exceeds its "
                 f"average cell ({typical:.3g}), so most cells will be mostly noise; give it "
                 "more budget or weight, or fewer cells."
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dprelease.allocation import allocate, delta_advice
+from dprelease.allocation import allocate
 from dprelease.errors import DPReleaseError
 from dprelease.planfile import parse_plan
 from dprelease.tradeoffs import (
@@ -13,12 +13,12 @@ from dprelease.tradeoffs import (
     compare_scenarios,
     epsilon_delta_curve,
     moe_curves,
-    typical_cell_advice,
 )
 from ui import charts
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table
 from ui.epsilon_risk import epsilon_risk
+from ui.markdown import md
 from ui.state import current_allocation, plan_key, workspace
 
 ws = workspace()
@@ -26,24 +26,19 @@ st.title("3 · Budget")
 st.write(
     "ε (epsilon) bounds how much any one person's data can change what is published: smaller "
     "is more private and noisier. Nothing here touches the data: the noise and margins of "
-    "error follow from the plan alone."
+    "error follow from the plan alone. (Advice that needs your data's size is on the Preview "
+    "page, which is confidential.)"
 )
 
 budget_inputs(ws)
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(problem)
+    st.error(md(problem))
 if plan is None or allocation is None:
     st.stop()
 
-parsed_rows = ws.table.num_rows if ws.table is not None else None
-for note in allocation.advice:
-    st.warning(note)
-if parsed_rows:
-    for note in delta_advice(plan.budget.delta, parsed_rows):
-        st.warning(note + " (This advice uses your data's row count; it is not published.)")
-    for note in typical_cell_advice(allocation, parsed_rows):
-        st.warning(note)
+for note in allocation.advice:  # from the plan alone; advice from the row count is on Preview
+    st.warning(md(note))
 
 total = allocation.total
 summary = f"The whole release is **ε = {total.epsilon:.4g}**"
@@ -107,7 +102,7 @@ with scenario_tab:
             try:
                 allocations[name] = allocate(parse_plan(saved))
             except DPReleaseError as error:
-                st.warning(f"Scenario '{name}' no longer allocates: {error}")
+                st.warning(f"Scenario '{md(name)}' no longer allocates: {md(error)}")
         allocations["current"] = allocation
         comparison = compare_scenarios(allocations)
         st.dataframe(comparison, key="scenario_table", hide_index=True)

@@ -10,11 +10,13 @@ import streamlit as st
 
 from dprelease.coverage import domain_coverage
 from dprelease.errors import DPReleaseError
+from dprelease.limits import MAX_CELLS
 from dprelease.plan_edit import empty_plan, ignore_column, set_unit
 from dprelease.planfile import loads_plan, plan_format, plan_to_dict
 from dprelease.planyaml import plan_yaml
 from dprelease.reading import read_data
 from ui.column_editor import column_editor
+from ui.markdown import md, md_frame
 from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace
 
 ws = workspace()
@@ -48,7 +50,7 @@ if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
     try:
         table = read_data(data, filename=uploaded.name)
     except DPReleaseError as error:
-        st.error(f"{error} The previous data set is still loaded.")
+        st.error(f"{md(error)} The previous data set is still loaded.")
     else:
         ws.upload = Upload.of(uploaded.name, data)
         ws.table = table
@@ -57,7 +59,7 @@ if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
         untouched_sample = ws.plan == sample_plan_dict()
         if untouched_sample or not set(ws.plan.get("columns", {})) & set(table.column_names):
             ws.plan = empty_plan()  # a new data set starts from a clean plan
-        ws.memo["flash"] = f"Loaded {uploaded.name}: {table.num_columns} columns."
+        ws.memo["flash"] = f"Loaded {md(uploaded.name)}: {table.num_columns} columns."
         st.rerun()  # so the budget meter in the sidebar shows the new data set
 
 if "flash" in ws.memo:
@@ -65,13 +67,13 @@ if "flash" in ws.memo:
 try:
     table = parsed_table(ws)
 except DPReleaseError as error:
-    st.error(str(error))
+    st.error(md(error))
     st.stop()
 
 source = "the bundled synthetic sample" if ws.upload.is_sample else "your upload"
-st.caption(f"Data: **{ws.upload.name}** ({source}), {table.num_columns} columns.")
+st.caption(f"Data: **{md(ws.upload.name)}** ({source}), {table.num_columns} columns.")
 with st.expander("First rows — confidential, shown to you only", expanded=False):
-    st.table(table.slice(0, 10).to_pandas())  # static: nothing confidential to download
+    st.table(md_frame(table.slice(0, 10).to_pandas()))  # static: nothing to download
 
 # --- the plan file --------------------------------------------------------------------------
 st.subheader("Plan file")
@@ -85,15 +87,16 @@ if plan_file is not None and ws.memo.get("plan_id") != plan_file.file_id:
     ws.memo["plan_id"] = plan_file.file_id
     try:
         text = plan_file.getvalue().decode("utf-8-sig")
-        loaded = plan_to_dict(loads_plan(text, plan_format(Path(plan_file.name))))
+        fmt = plan_format(Path(plan_file.name))
+        loaded = plan_to_dict(loads_plan(text, fmt, max_cells=MAX_CELLS))
     except UnicodeDecodeError:
         st.error("The plan file is not UTF-8 text; save it as UTF-8. Your plan is unchanged.")
     except DPReleaseError as error:
-        st.error(f"{error} Your plan is unchanged.")
+        st.error(f"{md(error)} Your plan is unchanged.")
     else:
         loaded.pop("data", None)
         ws.plan = loaded
-        st.success(f"Loaded the plan from {plan_file.name}.")
+        st.success(f"Loaded the plan from {md(plan_file.name)}.")
 plan_now = ws.plan  # written out only when a button is clicked, not on every run
 yaml_col.download_button(
     "Save plan (YAML)",
@@ -147,17 +150,17 @@ try:
     coverage = domain_coverage(table, ws.plan)
 except DPReleaseError as error:
     coverage = {}
-    st.warning(f"Coverage is not shown until the declarations are valid: {error}")
+    st.warning(f"Coverage is not shown until the declarations are valid: {md(error)}")
 for name in [*table.column_names, *[n for n in declared if n not in table.column_names]]:
     column_editor(ws, table, name, coverage.get(name))
 
 extra = [n for n in declared if n not in table.column_names]
 if extra:
     st.warning(
-        f"The plan declares columns that are not in the data: {', '.join(extra)}. "
+        f"The plan declares columns that are not in the data: {', '.join(map(md, extra))}. "
         "Upload the matching data, or set them to ignore."
     )
     for name in extra:
-        if st.button(f"Remove '{name}' from the plan", key=f"drop_{name}"):
+        if st.button(f"Remove '{md(name)}' from the plan", key=f"drop_{name}"):
             ws.plan = ignore_column(ws.plan, name)
             st.rerun()

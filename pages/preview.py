@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dprelease.allocation import delta_advice
 from dprelease.data import count, load_data
 from dprelease.errors import DPReleaseError
 from dprelease.metrics import error_metrics
 from dprelease.plan_edit import set_postprocess
 from dprelease.release import draw_preview
+from dprelease.tradeoffs import typical_cell_advice
+from ui.markdown import md
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, workspace
 
@@ -70,9 +73,21 @@ if any(post.get(k) != v for k, v in wanted.items()):
 
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(problem)
+    st.error(md(problem))
 if plan is None or allocation is None:
     st.stop()
+
+# --- advice that needs the true row count: it stays here, never on a public page -----------
+rows = ws.table.num_rows if ws.table is not None else 0
+size_advice = [*delta_advice(plan.budget.delta, rows), *typical_cell_advice(allocation, rows)]
+if rows and size_advice:
+    st.subheader("Advice from your data's size (confidential)")
+    st.caption(
+        "These notes use the true number of rows, which the release never states; keep them "
+        "to yourself like the rest of this page."
+    )
+    for note in size_advice:
+        st.warning(md(note))
 
 if st.button("Draw a preview", key="draw_preview", type="primary"):
     try:
@@ -82,7 +97,7 @@ if st.button("Draw a preview", key="draw_preview", type="primary"):
                 plan, count(encoded, plan), allocation, simulations=PREVIEW_SIMULATIONS
             )
     except DPReleaseError as error:
-        st.error(f"{error} Your plan and data are unchanged.")
+        st.error(f"{md(error)} Your plan and data are unchanged.")
 
 preview = ws.preview
 if preview is None:
@@ -125,8 +140,9 @@ st.caption(
 accuracy = preview.accuracy.get(chosen)
 if accuracy is not None:
     st.markdown(
-        "**Expected accuracy, simulated from the noisy measurements only** (this is "
-        "what the release's report and metadata publish, so it is safe to share)"
+        "**Expected accuracy, simulated from this preview's noisy measurements** (confidential: "
+        "the preview's noise is not charged to the budget, so these figures must not leave "
+        "this page; the release's report gives the same figures from its own, charged noise)"
     )
     st.table(
         [

@@ -11,12 +11,8 @@ from dprelease.errors import DPReleaseError
 from dprelease.ledger import AlreadyChargedError
 from dprelease.planfile import DATASET_NAME_RULE
 from dprelease.publish import charged_release
+from ui.markdown import md
 from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
-
-
-def _plain(text: str) -> str:
-    """Text shown literally where Streamlit renders markdown (names are user-supplied)."""
-    return "".join("\\" + c if c in "\\`*_{}[]()<>#+-.!|~$" else c for c in text)
 
 
 def _on_dataset_name() -> None:
@@ -35,7 +31,7 @@ ws = workspace()
 st.title("5 · Release")
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(problem)
+    st.error(md(problem))
 if plan is None or allocation is None:
     st.stop()
 
@@ -66,12 +62,12 @@ try:
     balance = book.balance(resolved.key)
     entries = book.entries(resolved.key)
 except DPReleaseError as error:
-    st.error(str(error))
+    st.error(md(error))
     st.stop()
 if resolved.notice:
-    st.warning(_plain(resolved.notice))
+    st.warning(md(resolved.notice))
 st.caption(
-    f"Account {_plain(resolved.name or 'without a name')}, key {resolved.key[:12]}…: the same "
+    f"Account {md(resolved.name or 'without a name')}, key {resolved.key[:12]}…: the same "
     "records (any file format, row order or line endings) share this ledger, across sessions "
     "and restarts."
 )
@@ -110,7 +106,7 @@ if set_col.button("Set cap", key="set_cap"):
         book.set_cap(account.records, cap or None, name=account.name, legacy=account.legacy)
         st.rerun()
     except DPReleaseError as error:
-        st.error(str(error))
+        st.error(md(error))
 left = balance.left_epsilon
 st.markdown(
     f"Spent so far: **ε = {balance.spent_epsilon:.4g}** over {balance.releases} release(s); "
@@ -154,7 +150,7 @@ if result is None:
         except AlreadyChargedError:
             st.info("This release was already made and charged; it was not drawn again.")
         except DPReleaseError as error:
-            st.error(f"{error} Nothing was charged.")
+            st.error(f"{md(error)} Nothing was charged.")
         else:
             ws.release = ReleaseResult(
                 release_id=ws.attempt_id,

@@ -9,6 +9,7 @@ formula-like labels) is loaded with no error.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,7 +179,8 @@ BUDGET = [
 
 
 def _errors(app) -> list[str]:
-    return [str(e.value) for e in app.error]
+    """The error lines as the user reads them (user strings are Markdown-escaped)."""
+    return [re.sub(r"\\(.)", r"\1", str(e.value)) for e in app.error]
 
 
 def _one_line_error(app, piece: str) -> None:

@@ -12,6 +12,7 @@ import streamlit as st
 from dprelease.errors import PlanError
 from dprelease.plan_edit import set_budget
 from dprelease.tables import check_delta
+from ui.markdown import md
 from ui.state import Workspace
 
 ACCOUNTINGS = {
@@ -162,4 +163,4 @@ def budget_inputs(ws: Workspace) -> None:
             help="The chance the guarantee fails outright; keep it far below 1 / rows.",
         )
     if ws.memo.get(_ERROR):
-        st.error(ws.memo[_ERROR])
+        st.error(md(ws.memo[_ERROR]))

@@ -10,7 +10,7 @@ import pyarrow as pa
 import streamlit as st
 
 from dprelease.data import ColumnReport
-from dprelease.errors import DPReleaseError
+from dprelease.errors import DPReleaseError, quote
 from dprelease.plan_edit import (
     bins_from_data,
     check_column,
@@ -23,6 +23,7 @@ from dprelease.plan_edit import (
     set_numeric,
 )
 from dprelease.reading import float_values
+from ui.markdown import md
 from ui.state import Workspace
 
 KINDS = ("ignore", "categorical", "numeric")
@@ -46,7 +47,7 @@ def _summary(declaration: dict[str, Any] | None) -> str:
         count = len(bins) - 1 if isinstance(bins, list) else "equal-width"
         return f"numeric, {count} bins"
     size = len(declaration.get("domain", []))
-    parent = f", within {declaration['parent']}" if declaration.get("parent") else ""
+    parent = f", within {md(declaration['parent'])}" if declaration.get("parent") else ""
     source = ", domain from data" if declaration.get("domain_source") == "data" else ""
     return f"categorical, {size} values{parent}{source}"
 
@@ -68,7 +69,7 @@ def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnRepor
     declaration = ws.plan.get("columns", {}).get(name)
     version = _version(declaration)
     editing = ws.memo.get("editing_column") == name
-    with st.expander(f"**{name}** — {_summary(declaration)}", expanded=editing):
+    with st.expander(f"**{md(name)}** — {_summary(declaration)}", expanded=editing):
         current = declaration.get("kind", "categorical") if declaration else "ignore"
         kind = st.selectbox(
             "Kind",
@@ -106,6 +107,7 @@ def _categorical_form(
     ws: Workspace, name: str, declaration: dict[str, Any] | None, version: str
 ) -> None:
     declaration = declaration or {}
+    from_data = _from_data_note(declaration)
     others = [
         n for n, c in ws.plan.get("columns", {}).items() if n != name and c.get("kind") != "numeric"
     ]
@@ -148,7 +150,7 @@ def _categorical_form(
         chosen_parent = None if parent == "(none)" else parent
         if chosen_parent and not parent_map:
             raise DPReleaseError(
-                f"Column '{name}': a parent needs a codebook with a `parent` column."
+                f"Column {quote(name)}: a parent needs a codebook with a `parent` column."
             )
         other_value = parse_domain_text(other)[0] if other.strip() else None
         new_plan = set_categorical(
@@ -158,12 +160,28 @@ def _categorical_form(
             other=other_value,
             parent=chosen_parent,
             parent_map=parent_map if chosen_parent else None,
+            from_data=from_data,
         )
         check_column(new_plan, name)
     except DPReleaseError as error:
-        st.error(f"{error} Nothing was changed.")
+        st.error(f"{md(error)} Nothing was changed.")
         return
     _apply(ws, new_plan, name)
+
+
+def _from_data_note(declaration: dict[str, Any]) -> bool:
+    """Whether the declaration came from the data; if so, say that editing it keeps the mark.
+
+    An edited domain still starts from what the data showed, so it stays `domain_source:
+    data` (the safe direction); set the column to ignore to start afresh.
+    """
+    from_data = declaration.get("domain_source") == "data"
+    if from_data:
+        st.caption(
+            "This domain was filled from the data; after any edit the release still says so "
+            "(set the kind to ignore to start again from a public list)."
+        )
+    return from_data
 
 
 def _numeric_form(
@@ -171,6 +189,7 @@ def _numeric_form(
 ) -> None:
     bins = (declaration or {}).get("bins")
     ranged = isinstance(bins, dict)
+    from_data = _from_data_note(declaration or {})
     with st.form(key=f"num_form_{name}_{version}"):
         style = st.radio(
             "Bins",
@@ -204,10 +223,10 @@ def _numeric_form(
             if style == "edges"
             else {"start": start, "stop": stop, "width": width}
         )
-        new_plan = set_numeric(ws.plan, name, new_bins)
+        new_plan = set_numeric(ws.plan, name, new_bins, from_data=from_data)
         check_column(new_plan, name)
     except DPReleaseError as error:
-        st.error(f"{error} Nothing was changed.")
+        st.error(f"{md(error)} Nothing was changed.")
         return
     _apply(ws, new_plan, name)
 
@@ -232,6 +251,6 @@ def _fill_from_data(ws: Workspace, table: pa.Table, name: str, kind: str, versio
             values = float_values(table.column(name), name)
             new_plan = set_numeric(ws.plan, name, bins_from_data(values, name), from_data=True)
     except DPReleaseError as error:
-        st.error(f"{error} Nothing was changed.")
+        st.error(f"{md(error)} Nothing was changed.")
         return
     _apply(ws, new_plan, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
+from ui.markdown import md
 from ui.state import current_allocation, ledger, ledger_account, workspace
 
 
@@ -18,7 +19,7 @@ def budget_meter() -> None:
     with st.sidebar:
         st.markdown("### Privacy budget")
         source = "bundled sample" if ws.upload.is_sample else "your upload"
-        st.caption(f"Data: **{ws.upload.name}** ({source})")
+        st.caption(f"Data: **{md(ws.upload.name)}** ({source})")
         total = ws.plan.get("budget", {}).get("epsilon")  # shown even while the plan is unfinished
         allocated = allocation.total.epsilon if allocation is not None else None
         try:
@@ -26,7 +27,7 @@ def budget_meter() -> None:
             account = ledger_account(ws, book)
             balance = book.balance(book.account(account.records, account.name, account.legacy).key)
         except DPReleaseError as error:
-            st.error(str(error))
+            st.error(md(error))
             return
         left = balance.left_epsilon
         first, second = st.columns(2)

@@ -23,6 +23,7 @@ from dprelease.allocation import Allocation, allocate
 from dprelease.errors import DPReleaseError
 from dprelease.fingerprint import fingerprint_table
 from dprelease.ledger import Ledger, default_ledger_path
+from dprelease.limits import MAX_CELLS
 from dprelease.plan import Plan
 from dprelease.plan_edit import PlanDict
 from dprelease.planfile import load_plan, parse_plan, plan_to_dict
@@ -155,7 +156,7 @@ def _checked(ws: Workspace) -> _Checked:
 
 def _parse_and_allocate(plan_dict: PlanDict) -> _Checked:
     try:
-        plan = parse_plan(plan_dict)
+        plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
     except DPReleaseError as error:
         return None, None, str(error)
     if not plan.tables:

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from dprelease.errors import PlanError
+from dprelease.errors import PlanError, quote
 from dprelease.plan_edit import PlanDict, remove_table, update_table
 
 
@@ -31,7 +31,7 @@ def apply_table_edits(plan: PlanDict, rows: Sequence[dict[str, Any]], lock_unit:
         target_cell = _number(row.get("target MoE per cell"))
         target_table = _number(row.get("target MoE whole table"))
         if target_cell is not None and target_table is not None:
-            raise PlanError(f"Table '{original}': give one accuracy target, not both.")
+            raise PlanError(f"Table {quote(original)}: give one accuracy target, not both.")
         target = (
             {"moe": target_cell}
             if target_cell is not None

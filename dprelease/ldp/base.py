@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dprelease.errors import DPReleaseError
+from dprelease.errors import DPReleaseError, quote
 
 MAX_EPSILON = 100.0  # as for plans: a larger ε is refused as meaningless
 MAX_DOMAIN = 1_000_000
@@ -33,23 +33,23 @@ class LdpError(DPReleaseError):
 
 def check_epsilon(epsilon: float) -> float:
     if not (isinstance(epsilon, int | float) and math.isfinite(epsilon) and epsilon > 0):
-        raise LdpError(f"epsilon must be a finite number greater than 0, got {epsilon!r}.")
+        raise LdpError(f"epsilon must be a finite number greater than 0, got {quote(epsilon)}.")
     if epsilon > MAX_EPSILON:
-        raise LdpError(f"epsilon above {MAX_EPSILON:g} is meaningless, got {epsilon!r}.")
+        raise LdpError(f"epsilon above {MAX_EPSILON:g} is meaningless, got {quote(epsilon)}.")
     return float(epsilon)
 
 
 def check_domain_size(d: int) -> int:
     if isinstance(d, bool) or not isinstance(d, int | np.integer) or not 2 <= d <= MAX_DOMAIN:
         raise LdpError(
-            f"The domain size must be a whole number from 2 to {MAX_DOMAIN:,}, got {d!r}."
+            f"The domain size must be a whole number from 2 to {MAX_DOMAIN:,}, got {quote(d)}."
         )
     return int(d)
 
 
 def check_respondents(n: int) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise LdpError(f"The number of respondents n must be a whole number ≥ 1, got {n!r}.")
+        raise LdpError(f"The number of respondents n must be a whole number ≥ 1, got {quote(n)}.")
     return int(n)
 
 

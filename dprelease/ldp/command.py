@@ -10,6 +10,8 @@ import argparse
 import json
 from typing import Any
 
+from dprelease.errors import quote
+
 
 def add_parser(commands: Any) -> None:
     """Register `ldp` and its two subcommands on the CLI's subparsers."""
@@ -79,7 +81,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
         schema = load_plan(args.plan).schema
         if args.column not in schema.names:
-            raise LdpError(f"The plan does not define column {args.column!r}.")
+            raise LdpError(f"The plan does not define column {quote(args.column)}.")
         column = schema[args.column]
     if not Path(args.data).is_file():
         raise LdpError(f"Data file '{args.data}' does not exist.")

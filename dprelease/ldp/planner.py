@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_domain_size, check_epsilon, check_respondents
 from dprelease.ldp.registry import PROTOCOLS
 from dprelease.mechanisms import Noise, laplace_scale
@@ -30,7 +31,9 @@ TIE = 1e-12  # relative: variances this close are equal, and the earlier protoco
 
 def normal_quantile(confidence: float) -> float:
     if not 0 < confidence < 1:
-        raise LdpError(f"The confidence must lie strictly between 0 and 1, got {confidence!r}.")
+        raise LdpError(
+            f"The confidence must lie strictly between 0 and 1, got {quote(confidence)}."
+        )
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dprelease.errors import quote
 from dprelease.ldp.base import FrequencyProtocol, LdpError
 from dprelease.ldp.direct import DirectEncoding
 from dprelease.ldp.hadamard import HadamardResponse
@@ -26,5 +27,5 @@ def protocol(name: str) -> FrequencyProtocol:
     """The protocol called `name` (any case)."""
     found = PROTOCOLS.get(name.strip().upper())
     if found is None:
-        raise LdpError(f"Unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}.")
+        raise LdpError(f"Unknown protocol {quote(name)}; choose one of {', '.join(PROTOCOLS)}.")
     return found

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
 from dprelease.ldp.planner import normal_quantile
 from dprelease.ldp.registry import protocol
 from dprelease.metrics import ErrorMetrics, error_metrics
-from dprelease.reading import dictionary_parts, float_values, short_name
+from dprelease.reading import dictionary_parts, float_values
 from dprelease.schema import CategoricalColumn, Column
 
 MISSING = -1
@@ -68,8 +69,11 @@ def encode_column(table: pa.Table, name: str, column: Column | None = None) -> E
     """Codes of `name` on the public domain `column` (from a plan); without one, the domain is
     the column's distinct texts: acceptable here only because the simulation stays private."""
     if name not in table.column_names:
-        shown = ", ".join(short_name(c) for c in table.column_names[:10])
-        raise LdpError(f"The data has no column {short_name(name)!r} (columns: {shown}).")
+        # The file's own header is not quoted: in a headerless file it is a record.
+        raise LdpError(
+            f"The data has no column {quote(name)} ({table.num_columns} columns; "
+            "check the name's spelling and case)."
+        )
     values = table.column(name)
     if column is None:
         texts, indices = dictionary_parts(values, name)
@@ -81,7 +85,7 @@ def encode_column(table: pa.Table, name: str, column: Column | None = None) -> E
     else:
         codes, _ = column.codes_for_values(float_values(values, name))
     if column.size < 2:
-        raise LdpError(f"Column {short_name(name)!r} needs a domain of at least 2 values.")
+        raise LdpError(f"Column {quote(name)} needs a domain of at least 2 values.")
     return EncodedColumn(name, column.labels, codes.astype(np.int64))
 
 
@@ -120,7 +124,7 @@ def simulate(
     epsilon = check_epsilon(epsilon)
     d, n = encoded.domain_size, len(encoded.codes)
     if n == 0:
-        raise LdpError(f"Column {short_name(encoded.name)!r} has no value in its domain.")
+        raise LdpError(f"Column {quote(encoded.name)} has no value in its domain.")
     estimated = chosen.estimate_counts(encoded.codes, epsilon, d, rng or secure_generator())
     variance = chosen.probabilities(epsilon, d).variance(n)
     return Simulation(

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dprelease.errors import DataError
+from dprelease.errors import DataError, quote
 
 CONFIDENTIAL = (
     "CONFIDENTIAL — disclosure risk of your own data, for you only: do not publish it; "
@@ -20,7 +20,7 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {quote(text)}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -30,9 +30,9 @@ def _positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, got {quote(text)}") from None
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {quote(text)}")
     return value
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dprelease.errors import DataError
+from dprelease.errors import DataError, quote
 from dprelease.risk.classes import ClassValues
 
 
@@ -45,7 +45,7 @@ class LDiversity:
 
 def check_c(c: float) -> None:
     if not (isinstance(c, int | float) and math.isfinite(c) and c > 0):
-        raise DataError(f"c must be a positive number (e.g. 2), got {c!r}.")
+        raise DataError(f"c must be a positive number (e.g. 2), got {quote(c)}.")
 
 
 def l_diversity(values: ClassValues, *, c: float, l: int) -> LDiversity:  # noqa: E741

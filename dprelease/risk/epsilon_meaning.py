@@ -14,14 +14,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dprelease.errors import BudgetError
+from dprelease.errors import BudgetError, quote
 
 
 def _check(epsilon: float, delta: float) -> None:
     if not (isinstance(epsilon, int | float) and math.isfinite(epsilon) and epsilon >= 0):
-        raise BudgetError(f"ε must be a finite number ≥ 0, got {epsilon!r}.")
+        raise BudgetError(f"ε must be a finite number ≥ 0, got {quote(epsilon)}.")
     if not (isinstance(delta, int | float) and 0 <= delta < 1):
-        raise BudgetError(f"δ must lie in [0, 1), got {delta!r}.")
+        raise BudgetError(f"δ must lie in [0, 1), got {quote(delta)}.")
 
 
 def odds_factor(epsilon: float) -> float:
@@ -35,7 +35,7 @@ def posterior_bound(prior: float, epsilon: float, delta: float = 0.0) -> float:
     p' ≤ e^ε·p / (e^ε·p + 1 − p), plus δ (capped at 1)."""
     _check(epsilon, delta)
     if not 0 <= prior <= 1:
-        raise BudgetError(f"A prior probability lies in [0, 1], got {prior!r}.")
+        raise BudgetError(f"A prior probability lies in [0, 1], got {quote(prior)}.")
     factor = odds_factor(epsilon)
     if math.isinf(factor):
         return 1.0 if prior > 0 else min(1.0, delta)
@@ -48,7 +48,7 @@ def tpr_bound(fpr: float, epsilon: float, delta: float = 0.0) -> float:
     min(1, e^ε·FPR + δ, 1 − e^−ε·(1 − δ − FPR))."""
     _check(epsilon, delta)
     if not 0 <= fpr <= 1:
-        raise BudgetError(f"A false-positive rate lies in [0, 1], got {fpr!r}.")
+        raise BudgetError(f"A false-positive rate lies in [0, 1], got {quote(fpr)}.")
     factor = odds_factor(epsilon)
     if math.isinf(factor):
         return 1.0 if fpr > 0 or delta > 0 else 0.0

@@ -1,0 +1,42 @@
+"""Text from users (names, file names, values, error messages that quote them) as Markdown
+that Streamlit shows literally.
+
+Streamlit renders labels, alerts, captions, expander and tab labels, radio options and
+`st.table` cells as Markdown: a column called ``![x](http://host/x.png)`` would make every
+viewer's browser fetch that address. `md` escapes it; every page and helper that puts a
+user-supplied string into Markdown goes through it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+# What starts Markdown or Streamlit syntax anywhere in a line: links and images ([ ] !),
+# autolinks and HTML (< > &), emphasis and code (* _ ~ `), tables (|), math ($), directives
+# and icons (:), escapes themselves (\\), and braces. Plain prose punctuation (' " , . ; ( ) -)
+# stays as it is, so messages read the same in the source.
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$:!&+])")
+_LINE_START = re.compile(r"^(\s*\d*)([-=.)])")  # "- ", "1. ", "2) ": lists; "=": a heading line
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+
+
+def md(text: object) -> str:
+    """`text` as literal Markdown: the characters that start Markdown or Streamlit syntax are
+    backslash-escaped (CommonMark shows an escaped character as itself), line breaks become
+    spaces, and a leading list or heading marker is escaped.
+
+    That disarms links, images, autolinks, HTML, emphasis, code, tables, headings, lists, and
+    Streamlit's own `:color[...]`, `:material/...:` and `$math$` directives.
+    """
+    flat = _SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+    return _LINE_START.sub(r"\1\\\2", flat)
+
+
+def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame for `st.table`, which renders every cell and header as Markdown: all escaped
+    (missing values stay missing)."""
+    out = frame.map(lambda value: value if value is None or value != value else md(value))
+    out.columns = [md(name) for name in frame.columns]
+    return out
