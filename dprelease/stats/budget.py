@@ -35,7 +35,9 @@ class Share:
 
     def __post_init__(self) -> None:
         if self.accounting not in ACCOUNTINGS:
-            raise PlanError(f"accounting must be one of {list(ACCOUNTINGS)}, got {quote(self.accounting)}.")
+            raise PlanError(
+                f"accounting must be one of {list(ACCOUNTINGS)}, got {quote(self.accounting)}."
+            )
         needed = "rho" if self.accounting == "zcdp" else "epsilon"
         value = self.rho if needed == "rho" else self.epsilon
         if value is None or not (value > 0 and math.isfinite(value)):
@@ -69,7 +71,11 @@ class StatContext:
     grouped: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_rows, bool) or not isinstance(self.max_rows, int) or self.max_rows < 1:
+        if (
+            isinstance(self.max_rows, bool)
+            or not isinstance(self.max_rows, int)
+            or self.max_rows < 1
+        ):
             raise InternalError(f"max_rows must be a whole number ≥ 1, got {self.max_rows!r}")
         if self.neighbors not in ("add_remove", "replace"):
             raise PlanError(

@@ -74,9 +74,13 @@ def combine(noisy_sums: np.ndarray, noisy_counts: np.ndarray, spec: MeanSpec) ->
 def release_means(data: StatData, mechanism: MeanMechanism) -> np.ndarray:
     """Released means per group: secure noisy sum over secure noisy count."""
     total, sens = mechanism.total, mechanism.total.sensitivity
-    sums = secure_noisy_counts(true_unit_sums(data, total.spec), total.noise, sens.l1, sens.l2_squared)
+    sums = secure_noisy_counts(
+        true_unit_sums(data, total.spec), total.noise, sens.l1, sens.l2_squared
+    )
     csens = mechanism.count_sensitivity
-    counts = secure_noisy_counts(true_counts(data), mechanism.count_noise, csens.l1, csens.l2_squared)
+    counts = secure_noisy_counts(
+        true_counts(data), mechanism.count_noise, csens.l1, csens.l2_squared
+    )
     return combine(sums * float(total.spec.resolution), counts, mechanism.spec)
 
 

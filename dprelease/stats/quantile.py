@@ -141,7 +141,9 @@ def calibrate_quantile(spec: QuantileSpec, share: Share, ctx: StatContext) -> Qu
             raise InternalError("quantile calibration overspends its rho")
         cost = Share("zcdp", rho=round_up(rho))
     else:
-        eps = sum((pure_epsilon(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0))
+        eps = sum(
+            (pure_epsilon(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0)
+        )
         if eps > Fraction(share.epsilon or 0):
             raise InternalError("quantile calibration overspends its epsilon")
         delta = 0.0 if share.accounting == "approx" else None
@@ -195,12 +197,14 @@ def exact_moe(pmf: np.ndarray, errors: np.ndarray, alpha: float) -> float:
 
 # --- samplers -----------------------------------------------------------------------------
 
-QuantileSampler = Callable[[np.ndarray, np.ndarray, Fraction, float, int], float]
+Draw = Callable[[np.ndarray], float]  # one group's values -> one released candidate
+QuantileSampler = Callable[[np.ndarray, Fraction, float, int], Draw]
 
 
-def secure_quantile(values: np.ndarray, grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> float:
-    """One candidate drawn by OpenDP (exact, secure Gumbel noisy max), after its privacy map
-    is checked against ours: ρ(d_in) ≤ Δ²/(2s²) with Δ = d_in·max(q, 1 − q)."""
+def secure_quantile(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> Draw:
+    """OpenDP's exact, secure Gumbel noisy max over the grid (built once, drawn per group),
+    after its privacy map is checked against ours: ρ(d_in) ≤ Δ²/(2s²), Δ = d_in·max(q, 1 − q).
+    """
     dp = _opendp_prelude()
     measurement = dp.m.make_private_quantile(
         dp.vector_domain(dp.atom_domain(T=float, nan=False)),
@@ -213,18 +217,27 @@ def secure_quantile(values: np.ndarray, grid: np.ndarray, q: Fraction, scale: fl
     expected = zcdp_rho(scale, d_in * max(q, 1 - q))
     mapped = Fraction(float(measurement.map(d_in)))
     if mapped > expected * (1 + Fraction(1, 10**9)):
-        raise InternalError(f"OpenDP's quantile map gives {float(mapped)!r}, we accounted {float(expected)!r}")
-    return float(measurement([float(v) for v in values]))
+        raise InternalError(
+            f"OpenDP's quantile map gives {float(mapped)!r}, we accounted {float(expected)!r}"
+        )
+
+    def draw(values: np.ndarray) -> float:
+        return float(measurement([float(v) for v in values]))
+
+    return draw
 
 
 def preview_sampler(rng: np.random.Generator) -> QuantileSampler:
     """Gumbel-max with numpy's pseudo-random generator: for a PREVIEW only."""
 
-    def draw(values: np.ndarray, grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> float:
-        noisy = -rank_errors(values, grid, q) / scale + rng.gumbel(size=grid.size)
-        return float(grid[int(np.argmax(noisy))])
+    def build(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> Draw:
+        def draw(values: np.ndarray) -> float:
+            noisy = -rank_errors(values, grid, q) / scale + rng.gumbel(size=grid.size)
+            return float(grid[int(np.argmax(noisy))])
 
-    return draw
+        return draw
+
+    return build
 
 
 def draw_quantiles(
@@ -233,9 +246,10 @@ def draw_quantiles(
     """Released quantiles, shape (cells, k), each row sorted (post-processing)."""
     grid = mechanism.grid()
     d_in = mechanism.context.symmetric_distance
-    pairs = list(zip(mechanism.spec.quantiles, mechanism.scales, strict=True))
-    out = np.empty((data.n_cells, len(pairs)), dtype=np.float64)
+    pairs = zip(mechanism.spec.quantiles, mechanism.scales, strict=True)
+    draws = [sampler(grid, q, s, d_in) for q, s in pairs]
+    out = np.empty((data.n_cells, len(draws)), dtype=np.float64)
     for cell, values in enumerate(data.groups()):
-        out[cell] = [sampler(values, grid, q, s, d_in) for q, s in pairs]
+        out[cell] = [draw(values) for draw in draws]
     out.sort(axis=1)
     return out

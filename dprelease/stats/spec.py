@@ -145,7 +145,9 @@ class DiscoverSpec:
 
     def __post_init__(self) -> None:
         if isinstance(self.min_count, bool) or not isinstance(self.min_count, int):
-            raise PlanError(f"discover.min_count must be a whole number, got {quote(self.min_count)}.")
+            raise PlanError(
+                f"discover.min_count must be a whole number, got {quote(self.min_count)}."
+            )
         if not 1 <= self.min_count <= 10**9:
             raise PlanError(f"discover.min_count must be between 1 and 1e9, got {self.min_count}.")
 
@@ -194,7 +196,9 @@ def parse_stat(raw: object, table: str) -> StatSpec:
         lo, hi = _bounds(raw.get("bounds"), f"{what}.bounds")
         step = raw.get("grid_step")
         grid_step = default_grid_step(lo, hi) if step is None else _number(step, "grid_step")
-        return QuantileSpec(_column(raw.get("column"), f"{what}.column"), fractions, lo, hi, grid_step)
+        return QuantileSpec(
+            _column(raw.get("column"), f"{what}.column"), fractions, lo, hi, grid_step
+        )
     if kind == "sum":
         _allowed(raw, {"sum", "bounds", "resolution"}, what)
         return _sum_spec(raw, "sum", what)

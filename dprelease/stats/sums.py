@@ -11,13 +11,13 @@ Sensitivity in units, with M = max(|L|, |H|) and m = max_rows (exact oracle in t
 | neighbours | by-columns | L1 | L2² |
 |---|---|---|---|
 | add/remove | any | m·M | m²·M² |
-| replace | none, unit = row | H − L | (H − L)² |
-| replace | none, unit = id | m·max(H − L, M) | m²·max(H − L, M)² |
-| replace | some | 2·m·M (the unit's rows leave one group and join another) | m²·max(2M², (H − L)²) |
+| replace | none | S = max over k, k′ ∈ {1, m} of k′H − kL | S² |
+| replace | some | 2·m·M (rows leave one group, join another) | max(2m²M², S²) |
 
 (Add/remove: a unit's m rows add at most m·M to the groups together, and their squares at most
-m²M² however they spread. Replace within one group: Σnew − Σold over at most m rows each lies
-in [−m·max(H − L, M), m·max(H − L, M)]; across groups each side moves by at most m·M.)
+m²M² however they spread. Replace within one group: Σnew − Σold over 1..m rows each is at most
+S, which is H − L for rows (m = 1) and m(H − L) when L < 0 < H; across groups each side moves
+by at most m·M.)
 
 Noise per accountant: pure, advanced: discrete Laplace b = L1/ε; approx: Gaussian σ from the
 analytic calibration at (ε, δ) with L2 rounded up; zcdp: discrete Gaussian σ with L2²/(2σ²) =
@@ -63,7 +63,8 @@ def to_units(values: np.ndarray, spec: SumSpec) -> np.ndarray:
     low, high = unit_bounds(spec)
     clamped = np.clip(values, spec.lo, spec.hi)
     units = np.rint(clamped / float(spec.resolution))
-    return np.clip(units, low, high).astype(np.int64)
+    result: np.ndarray = np.clip(units, low, high).astype(np.int64)
+    return result
 
 
 def sum_sensitivity(spec: SumSpec, ctx: StatContext) -> Sensitivity:
@@ -72,10 +73,11 @@ def sum_sensitivity(spec: SumSpec, ctx: StatContext) -> Sensitivity:
     big, width, m = max(abs(low), abs(high)), high - low, ctx.max_rows
     if ctx.neighbors == "add_remove":
         return Sensitivity(l1=m * big, l2_squared=m * m * big * big)
+    # Σnew − Σold within one group, over units of 1..m rows (linear in the row counts).
+    span = max(new * high - old * low for new in (1, m) for old in (1, m))
     if not ctx.grouped:
-        step = width if m == 1 else max(width, big)
-        return Sensitivity(l1=m * step, l2_squared=m * m * step * step)
-    return Sensitivity(l1=2 * m * big, l2_squared=m * m * max(2 * big * big, width * width))
+        return Sensitivity(l1=span, l2_squared=span * span)
+    return Sensitivity(l1=2 * m * big, l2_squared=max(2 * m * m * big * big, span * span))
 
 
 def l2_upper(sens: Sensitivity) -> float:
@@ -134,13 +136,16 @@ def true_unit_sums(data: StatData, spec: SumSpec) -> np.ndarray:
             "raise `resolution` or narrow the bounds."
         )
     sums: np.ndarray = np.bincount(cells, weights=units, minlength=data.n_cells)
-    return np.rint(sums).astype(np.int64)
+    exact: np.ndarray = np.rint(sums).astype(np.int64)
+    return exact
 
 
 def release_sums(data: StatData, mechanism: SumMechanism) -> np.ndarray:
     """Noisy group sums in the column's units, from OpenDP's secure sampler."""
     sens = mechanism.sensitivity
-    noisy = secure_noisy_counts(true_unit_sums(data, mechanism.spec), mechanism.noise, sens.l1, sens.l2_squared)
+    noisy = secure_noisy_counts(
+        true_unit_sums(data, mechanism.spec), mechanism.noise, sens.l1, sens.l2_squared
+    )
     released: np.ndarray = noisy.astype(np.float64) * float(mechanism.spec.resolution)
     return released
 
