@@ -70,7 +70,7 @@ def to_units(values: np.ndarray, spec: SumSpec) -> np.ndarray:
 def sum_sensitivity(spec: SumSpec, ctx: StatContext) -> Sensitivity:
     """L1 and L2² of the vector of group sums, in units (table in the module docstring)."""
     low, high = unit_bounds(spec)
-    big, width, m = max(abs(low), abs(high)), high - low, ctx.max_rows
+    big, m = max(abs(low), abs(high)), ctx.max_rows
     if ctx.neighbors == "add_remove":
         return Sensitivity(l1=m * big, l2_squared=m * m * big * big)
     # Σnew − Σold within one group, over units of 1..m rows (linear in the row counts).
