@@ -75,14 +75,11 @@ def test_scores_agree_with_opendp():
         assert theirs / theirs.max() == pytest.approx(ours / ours.max())
 
 
-def _neighbours(data, values, replace):
+def _add_remove_neighbours(data, values):
     for i in range(len(data)):
         yield data[:i] + data[i + 1 :]  # remove
     for v in values:
         yield [*data, v]  # add
-    if replace:
-        for i, v in itertools.product(range(len(data)), values):
-            yield data[:i] + [v] + data[i + 1 :]
 
 
 @pytest.mark.parametrize("q", [Fraction(1, 2), Fraction(1, 10), Fraction(3, 4)])
@@ -94,7 +91,7 @@ def test_score_sensitivity_exact_oracle(q):
     for size in range(5):
         for data in itertools.combinations_with_replacement(values, size):
             base = rank_errors(np.array(data), grid, q)
-            for other in _neighbours(list(data), values, replace=False):
+            for other in _add_remove_neighbours(list(data), values):
                 change = np.abs(rank_errors(np.array(other), grid, q) - base).max()
                 add_remove = max(add_remove, Fraction(change).limit_denominator(100))
             for i, v in itertools.product(range(size), values):  # replace one value
@@ -112,7 +109,9 @@ def test_score_sensitivity_exact_oracle(q):
 @settings(max_examples=40, deadline=None)
 def test_cost_never_exceeds_the_share(accounting, budget, k, rows):
     qs = [0.1, 0.5, 0.75, 0.9][:k]
-    share = Share(accounting, rho=budget) if accounting == "zcdp" else Share(accounting, budget, 1e-6)
+    share = (
+        Share(accounting, rho=budget) if accounting == "zcdp" else Share(accounting, budget, 1e-6)
+    )
     mech = calibrate_quantile(_spec(qs, (0, 100)), share, StatContext(rows, "add_remove"))
     if accounting == "zcdp":
         rho = sum(zcdp_rho(s, d) for s, d in zip(mech.scales, mech.sensitivities, strict=True))

@@ -111,11 +111,15 @@ def test_noise_follows_the_accountant(share, mechanism):
 
 def _noise_cdf(noise):
     p = math.exp(-1 / noise.scale)
-    return lambda k: np.where(k >= 0, 1 - p ** (np.floor(k) + 1) / (1 + p), p ** (-np.floor(k)) / (1 + p))
+    return lambda k: np.where(
+        k >= 0, 1 - p ** (np.floor(k) + 1) / (1 + p), p ** (-np.floor(k)) / (1 + p)
+    )
 
 
 def _chi_square_p(sample, declared, candidate):
-    edges = np.unique(np.round(stats.laplace.ppf(np.linspace(0.02, 0.98, 30), scale=declared.scale)))
+    edges = np.unique(
+        np.round(stats.laplace.ppf(np.linspace(0.02, 0.98, 30), scale=declared.scale))
+    )
     edges = edges + 0.5
     observed = np.histogram(sample, bins=np.concatenate([[-np.inf], edges, [np.inf]]))[0]
     cdf = _noise_cdf(candidate)
@@ -166,7 +170,9 @@ def test_privacy_audit_on_neighbouring_data_sets(neighbors, grouped):
     honest = run_audit(mech.noise, mech.sensitivity, claim, 20_000, counts=counts)
     assert not honest.violated, honest
     weak = Noise("discrete_laplace", mech.noise.scale * 0.8)
-    caught = run_audit(weak, mech.sensitivity, claim, 20_000, counts=counts, claimed_noise=mech.noise)
+    caught = run_audit(
+        weak, mech.sensitivity, claim, 20_000, counts=counts, claimed_noise=mech.noise
+    )
     assert caught.violated, caught
 
 
