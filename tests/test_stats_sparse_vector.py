@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from dprelease.errors import PlanError
@@ -117,3 +119,12 @@ def test_output_fits_and_has_power(sampler):
     assert p_value(1.0) > THRESHOLD
     for factor in (0.7, 1.3):
         assert p_value(factor) < THRESHOLD, f"no power against ε × {factor}"
+
+
+@given(st.floats(0.001, 50), st.integers(1, 50), st.integers(1, 8))
+@settings(max_examples=200, deadline=None)
+def test_exact_cost_fits_any_share(epsilon, c, rows):
+    pure = calibrate_sparse_vector(5, c, Share("pure", epsilon=epsilon), StatContext(rows))
+    assert pure.epsilon <= Fraction(epsilon)
+    zcdp = calibrate_sparse_vector(5, c, Share("zcdp", rho=epsilon), StatContext(rows))
+    assert zcdp.epsilon**2 / 2 <= Fraction(epsilon)

@@ -72,6 +72,8 @@ def calibrate_sparse_vector(
     if share.accounting == "zcdp":  # keep c·ε'²/2 within ρ after rounding
         epsilon = float(np.nextafter(epsilon, 0))
     per_round = epsilon / max_positives
+    while max_positives * Fraction(per_round) > Fraction(epsilon):  # c rounds within ε, exactly
+        per_round = float(np.nextafter(per_round, 0))
     delta = ctx.max_rows
     threshold_noise = Noise("discrete_laplace", laplace_scale(per_round / 2, delta))
     query_noise = Noise("discrete_laplace", laplace_scale(per_round / 4, delta))
