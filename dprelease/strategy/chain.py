@@ -1,20 +1,20 @@
-"""The information matrix of one hierarchy attribute, inverted exactly by Woodbury.
+"""The information matrix of one hierarchy attribute, inverted exactly on its tree.
 
-Within one residual subset S of the plain attributes, the least-squares information matrix
-acts on a hierarchy attribute (county → state → summed out) as
+Within one residual subset S of the plain attributes, least squares sees a hierarchy attribute
+(county → state → summed out) as a tree: each node u at level ℓ carries a measurement of its
+total T_u with precision β_ℓ (the sum of N_Ā p_A over the measurements at that level), i.e.
+the information matrix is H = Σ_ℓ β_ℓ K_ℓ, K_ℓ = G_ℓ G_ℓᵀ, K_0 = I, K_L = 11ᵀ. The variance of
+the least-squares estimate of every node total, V_u = 1_uᵀ H⁺ 1_u, follows exactly from two
+passes over the tree (inverse-variance weighting of independent estimates):
 
-    H = Σ_ℓ β_ℓ K_ℓ,   K_ℓ = G_ℓ G_ℓᵀ (G_ℓ the group indicators of level ℓ; K_0 = I, K_L = 11ᵀ).
+    upward:   s_u = 1 / (1/Σ_{c child of u} s_c + β_ℓ)          (s = 1/β_0 at the leaves)
+    downward: R_root = 0;  for a child c of v:
+              R_c = 1 / (1/(β_v + R_v) + Σ_{siblings c'} s_c'),   V_c = 1 / (1/s_c + R_c),
 
-Let ℓ* be the finest level with β > 0. Everything measured is constant on ℓ*-groups, so
-H = G* H' G*ᵀ with H' = a·I + U C Uᵀ on the ℓ*-groups (a = β_ℓ*, U = [E_m]_{m>ℓ*} the coarser
-levels' indicators of ℓ*-groups, C = diag(β_m)), and for a query at level m ≥ ℓ*
-tr(H⁺ K_m) = tr(E_mᵀ H'⁻¹ E_m) (queries finer than ℓ* are not estimable: infinite).
-Woodbury: H'⁻¹ = (I − U X Uᵀ)/a with X = C (aI + TC)⁻¹, T = UᵀU (small: one column per
-coarser group). With Y = (I − XT)/a:
-    tr at ℓ*:  (n* − tr(XT))/a;       tr at m > ℓ*:  Σ_{block m} diag(T Y);
-    ∂/∂a  of tr(H'⁻¹M) = −[μ* (n* − 2 tr(XT) + tr(XTXT))/a² + tr(YᵀTY D)];
-    ∂/∂β_m of tr(H'⁻¹M) = −Σ_{block m} diag(μ* YᵀTY + TY D TY),
-where M = μ* I + U D Uᵀ weights the queries (D = diag(μ_m)).
+where s_u uses only the measurements inside u's subtree and R_c is the precision of what the
+rest says about T_c. Unequal group sizes need nothing special, all terms are positive (no
+cancellation), and an unmeasured finest level gives s = ∞ and V = ∞: not estimable.
+tr(H⁺ K_ℓ) = Σ_{u at level ℓ} V_u. Gradients in β are central differences (one-sided at 0).
 """
 
 from __future__ import annotations
@@ -22,139 +22,118 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 
-from dprelease.errors import InternalError
 from dprelease.strategy.domain import Attribute
 
-
-@dataclass(frozen=True, eq=False)
-class _Reduced:
-    """The hierarchy seen from level ℓ*: its groups and the coarser levels' indicators."""
-
-    groups: int  # n*: number of ℓ*-groups
-    blocks: tuple[slice, ...]  # the columns of U that belong to each coarser level
-    indicator: np.ndarray  # U: n* × Σ g_m, 0/1
-    gram: np.ndarray  # T = UᵀU
+_STEP = 1e-5  # relative finite-difference step
 
 
-def _reduce(attribute: Attribute, start: int) -> _Reduced:
-    if start == attribute.total_level:
-        return _Reduced(1, (), np.zeros((1, 0)), np.zeros((0, 0)))
-    finest = np.asarray(attribute.groups[start])
-    count = int(finest.max()) + 1
-    representative = np.zeros(count, dtype=np.int64)
-    representative[finest] = np.arange(finest.size)  # any member of each ℓ*-group
-    columns, blocks, offset = [], [], 0
-    for level in range(start + 1, attribute.total_level + 1):
-        if level == attribute.total_level:
-            codes = np.zeros(count, dtype=np.int64)
+def _parents(attribute: Attribute) -> list[np.ndarray]:
+    """For each level ℓ < L, the parent (level ℓ+1 group) of every level-ℓ group."""
+    out = []
+    for level in range(attribute.total_level):
+        codes = np.asarray(attribute.groups[level])
+        count = int(codes.max()) + 1
+        member = np.zeros(count, dtype=np.int64)
+        member[codes] = np.arange(codes.size)  # one finest member of each group
+        if level + 1 == attribute.total_level:
+            out.append(np.zeros(count, dtype=np.int64))
         else:
-            codes = np.asarray(attribute.groups[level])[representative]
-        width = int(codes.max()) + 1
-        block = np.zeros((count, width))
-        block[np.arange(count), codes] = 1.0
-        columns.append(block)
-        blocks.append(slice(offset, offset + width))
-        offset += width
-    indicator = np.hstack(columns)
-    return _Reduced(count, tuple(blocks), indicator, indicator.T @ indicator)
+            out.append(np.asarray(attribute.groups[level + 1])[member])
+    return out
 
 
 @dataclass(frozen=True, eq=False)
 class ChainSolver:
-    """Exact traces, gradients, diagonals and solves for one hierarchy attribute."""
+    """Exact traces, per-node variances and their gradients for one hierarchy attribute."""
 
     attribute: Attribute
-    _reduced: dict[int, _Reduced] = field(default_factory=dict, init=False, repr=False)
+    _up: list[sparse.csr_matrix] = field(init=False, repr=False)  # children → parent sums
+    _parent: list[np.ndarray] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        parents = _parents(self.attribute)
+        up = []
+        for level, parent in enumerate(parents):
+            width = self.attribute.level_size(level + 1)
+            up.append(
+                sparse.csr_matrix(
+                    (np.ones(parent.size), (np.arange(parent.size), parent)),
+                    shape=(parent.size, width),
+                )
+            )
+        object.__setattr__(self, "_up", up)
+        object.__setattr__(self, "_parent", parents)
 
     @property
     def levels(self) -> int:
         return self.attribute.total_level + 1
 
-    def reduced(self, start: int) -> _Reduced:
-        found = self._reduced.get(start)
-        if found is None:
-            found = _reduce(self.attribute, start)
-            self._reduced[start] = found
-        return found
+    def node_variances(self, beta: np.ndarray) -> list[np.ndarray]:
+        """V_u for every node, per level: arrays of shape (batch, groups at ℓ).
 
-    def _parts(self, beta: np.ndarray) -> tuple[int, _Reduced, float, np.ndarray, np.ndarray] | None:
-        positive = np.flatnonzero(beta > 0)
-        if positive.size == 0:
-            return None
-        start = int(positive[0])
-        red = self.reduced(start)
-        a = float(beta[start])
-        c = np.concatenate([np.full(b.stop - b.start, beta[start + 1 + k]) for k, b in enumerate(red.blocks)]) if red.blocks else np.zeros(0)
-        # X = C (aI + TC)⁻¹, symmetric; solved as (aI + CT)⁻¹ C
-        x = np.linalg.solve(a * np.eye(c.size) + c[:, None] * red.gram, np.diag(c)) if c.size else np.zeros((0, 0))
-        return start, red, a, c, x
+        `beta` has shape (batch, levels) and non-negative entries.
+        """
+        beta = np.atleast_2d(beta)
+        top = self.attribute.total_level
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = [1 / beta[:, :1] * np.ones((1, self.attribute.level_size(0)))]
+            finite_sum, infinite = [], []
+            for level in range(1, top + 1):
+                child = s[-1]
+                fin = np.where(np.isfinite(child), child, 0.0)
+                inf = (~np.isfinite(child)).astype(np.float64)
+                fin_sum = (self._up[level - 1].T @ fin.T).T
+                inf_count = (self._up[level - 1].T @ inf.T).T
+                total = np.where(inf_count > 0, np.inf, fin_sum)
+                s.append(1 / (1 / total + beta[:, level : level + 1]))
+                finite_sum.append(fin_sum)
+                infinite.append(inf_count)
+            variances: list[np.ndarray] = [np.empty(0)] * (top + 1)
+            variances[top] = s[top]
+            outside = np.zeros_like(s[top])  # R at the current level
+            for level in range(top, 0, -1):
+                parent = self._parent[level - 1]
+                child = s[level - 1]
+                child_inf = ~np.isfinite(child)
+                others_inf = infinite[level - 1][:, parent] - child_inf > 0
+                others = np.where(
+                    others_inf,
+                    np.inf,
+                    finite_sum[level - 1][:, parent] - np.where(child_inf, 0.0, child),
+                )
+                above = 1 / (beta[:, level : level + 1] + outside)[:, parent]
+                child_outside = 1 / (above + np.maximum(others, 0.0))
+                variances[level - 1] = 1 / (1 / child + child_outside)
+                outside = child_outside
+        return variances
 
     def traces(self, beta: np.ndarray) -> np.ndarray:
-        """tr(H⁺ K_ℓ) for every level ℓ (inf where not estimable)."""
-        out = np.full(self.levels, np.inf)
-        parts = self._parts(beta)
-        if parts is None:
-            return out
-        start, red, a, _, x = parts
-        xt = x @ red.gram
-        ty = (red.gram - red.gram @ xt) / a  # T Y
-        out[start] = (red.groups - np.trace(xt)) / a
-        diag = np.diag(ty)
-        for k, block in enumerate(red.blocks):
-            out[start + 1 + k] = diag[block].sum()
-        return out
+        """tr(H⁺ K_ℓ) for every level ℓ: shape (batch, levels); inf where not estimable."""
+        return np.stack([v.sum(axis=1) for v in self.node_variances(beta)], axis=1)
 
-    def value_and_grad(self, beta: np.ndarray, mu: np.ndarray) -> tuple[float, np.ndarray]:
-        """f = Σ_ℓ μ_ℓ tr(H⁺ K_ℓ) and ∂f/∂β (0 at levels finer than ℓ*)."""
-        grad = np.zeros(self.levels)
-        parts = self._parts(beta)
-        if parts is None or np.any(mu[: parts[0]] > 0):
-            return np.inf, grad
-        start, red, a, _, x = parts
-        mu_star = float(mu[start])
-        d = np.concatenate([np.full(b.stop - b.start, mu[start + 1 + k]) for k, b in enumerate(red.blocks)]) if red.blocks else np.zeros(0)
-        t = red.gram
-        xt = x @ t
-        y = (np.eye(t.shape[0]) - xt) / a
-        ty = t @ y
-        value = mu_star * (red.groups - np.trace(xt)) / a + float(np.sum(np.diag(ty) * d))
-        ytty = y.T @ ty
-        trace_h2 = (red.groups - 2 * np.trace(xt) + np.trace(xt @ xt)) / a**2
-        grad[start] = -(mu_star * trace_h2 + float(np.sum(np.diag(ytty) * d)))
-        z = mu_star * np.diag(ytty) + np.einsum("ij,j,ji->i", ty, d, ty)
-        for k, block in enumerate(red.blocks):
-            grad[start + 1 + k] = -z[block].sum()
-        return value, grad
+    def values_and_grads(self, beta: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """f_k = Σ_ℓ μ_kℓ tr(H_k⁺ K_ℓ) for each row k, and ∂f_k/∂β_kℓ (finite differences)."""
+        rows, levels = beta.shape
+        scale = np.maximum(beta.max(axis=1, keepdims=True), 1e-300)
+        step = np.where(beta > 0, _STEP * beta, _STEP * scale)
+        down = np.where(beta > 0, beta - step, beta)
+        batch = [beta]
+        for level in range(levels):
+            up_beta, down_beta = beta.copy(), beta.copy()
+            up_beta[:, level] += step[:, level]
+            down_beta[:, level] = down[:, level]
+            batch += [up_beta, down_beta]
+        traces = self.traces(np.concatenate(batch)).reshape(len(batch), rows, levels)
+        with np.errstate(invalid="ignore"):
+            values = np.where(mu > 0, mu * traces, 0.0).sum(axis=2)
+        grads = np.zeros((rows, levels))
+        for level in range(levels):
+            width = step[:, level] + (beta[:, level] - down[:, level])
+            grads[:, level] = (values[1 + 2 * level] - values[2 + 2 * level]) / width
+        return values[0], np.where(np.isfinite(grads), grads, 0.0)
 
     def cell_variances(self, beta: np.ndarray, level: int) -> np.ndarray:
-        """diag(G_ℓᵀ H⁺ G_ℓ): the variance factor of each group of a query at `level`."""
-        parts = self._parts(beta)
-        size = self.attribute.level_size(level)
-        if parts is None or level < parts[0]:
-            return np.full(size, np.inf)
-        start, red, a, _, x = parts
-        if level == start:
-            u = red.indicator
-            return (1 - np.einsum("ij,jk,ik->i", u, x, u)) / a
-        ty = (red.gram - red.gram @ x @ red.gram) / a
-        return np.diag(ty)[red.blocks[level - start - 1]].copy()
-
-    def solve(self, beta: np.ndarray, rhs: np.ndarray, level: int) -> np.ndarray:
-        """E_ℓᵀ H'⁻¹ v for each row v of `rhs` (given on the ℓ*-groups): the LS estimate at ℓ.
-
-        `rhs` has shape (..., n*); the result (..., groups at `level`).
-        """
-        parts = self._parts(beta)
-        if parts is None or level < parts[0]:
-            raise InternalError("a least-squares solve at a level that is not estimable")
-        start, red, a, _, x = parts
-        u = red.indicator
-        solved = (rhs - (rhs @ u) @ x @ u.T) / a
-        if level == start:
-            return solved
-        return solved @ u[:, red.blocks[level - start - 1]]
-
-    def start_level(self, beta: np.ndarray) -> int | None:
-        positive = np.flatnonzero(beta > 0)
-        return int(positive[0]) if positive.size else None
+        """diag(G_ℓᵀ H⁺ G_ℓ): the variance of each group total at `level`."""
+        return self.node_variances(beta[None, :])[level][0]

@@ -108,8 +108,7 @@ class ErrorModel:
         if self.chain is None:
             with np.errstate(divide="ignore"):
                 return np.where(beta > 0, 1 / np.where(beta > 0, beta, 1), np.inf)
-        per_level = beta.reshape(-1, self.levels)
-        return np.concatenate([self.chain.traces(row) for row in per_level])
+        return self.chain.traces(beta.reshape(-1, self.levels)).ravel()
 
     def table_variances(self, precisions: Sequence[float] | np.ndarray) -> np.ndarray:
         """err_B: total variance of each workload table's LS estimate (inf if not estimable)."""
@@ -129,17 +128,12 @@ class ErrorModel:
             safe = np.where(beta > 0, beta, 1.0)
             value = float(np.sum(np.where(mu > 0, mu / safe, 0)))
             return value, self.design.T @ np.where(mu > 0, -mu / safe**2, 0)
-        total, grad_beta = 0.0, np.zeros_like(beta)
-        for k in range(len(self.subsets)):
-            rows = slice(k * self.levels, (k + 1) * self.levels)
-            if not np.any(mu[rows] > 0):
-                continue
-            value, grad = self.chain.value_and_grad(beta[rows], mu[rows])
-            if not math.isfinite(value):
-                return math.inf, np.zeros_like(precisions)
-            total += value
-            grad_beta[rows] = grad
-        return total, self.design.T @ grad_beta
+        values, grads = self.chain.values_and_grads(
+            beta.reshape(-1, self.levels), mu.reshape(-1, self.levels)
+        )
+        if not np.all(np.isfinite(values)):
+            return math.inf, np.zeros_like(precisions)
+        return float(values.sum()), self.design.T @ grads.ravel()
 
     def cell_variances(self, precisions: np.ndarray, table: int) -> np.ndarray:
         """Variance of each cell of workload table `table`, in its cell order (C order over
