@@ -51,6 +51,7 @@ class ChainSolver:
     attribute: Attribute
     _up: list[sparse.csr_matrix] = field(init=False, repr=False)  # children → parent sums
     _parent: list[np.ndarray] = field(init=False, repr=False)
+    _counts: np.ndarray = field(init=False, repr=False)  # leaves per level-1 group
 
     def __post_init__(self) -> None:
         parents = _parents(self.attribute)
@@ -65,6 +66,8 @@ class ChainSolver:
             )
         object.__setattr__(self, "_up", up)
         object.__setattr__(self, "_parent", parents)
+        counts = np.bincount(parents[0], minlength=self.attribute.level_size(1))
+        object.__setattr__(self, "_counts", counts.astype(np.float64))
 
     @property
     def levels(self) -> int:
@@ -73,14 +76,20 @@ class ChainSolver:
     def node_variances(self, beta: np.ndarray) -> list[np.ndarray]:
         """V_u for every node, per level: arrays of shape (batch, groups at ℓ).
 
-        `beta` has shape (batch, levels) and non-negative entries.
+        `beta` has shape (batch, levels) and non-negative entries. The leaves of one parent
+        are alike (each is measured with β_0), so level 0 is computed per parent group.
         """
         beta = np.atleast_2d(beta)
         top = self.attribute.total_level
+        counts = self._counts
         with np.errstate(divide="ignore", invalid="ignore"):
-            s = [1 / beta[:, :1] * np.ones((1, self.attribute.level_size(0)))]
-            finite_sum, infinite = [], []
-            for level in range(1, top + 1):
+            leaf = 1 / beta[:, :1]  # s of every leaf
+            s = [leaf * np.ones((1, counts.size))]  # level 0 kept per level-1 group
+            finite_sum = [np.where(np.isfinite(leaf), leaf * counts, 0.0)]
+            infinite = [np.where(np.isfinite(leaf), 0.0, 1.0) * counts]
+            total = np.where(infinite[0] > 0, np.inf, finite_sum[0])
+            s.append(1 / (1 / total + beta[:, 1:2]))
+            for level in range(2, top + 1):
                 child = s[-1]
                 fin = np.where(np.isfinite(child), child, 0.0)
                 inf = (~np.isfinite(child)).astype(np.float64)
@@ -94,7 +103,7 @@ class ChainSolver:
             variances[top] = s[top]
             outside = np.zeros_like(s[top])  # R at the current level
             for level in range(top, 0, -1):
-                parent = self._parent[level - 1]
+                parent = self._parent[level - 1] if level > 1 else np.arange(counts.size)
                 child = s[level - 1]
                 child_inf = ~np.isfinite(child)
                 others_inf = infinite[level - 1][:, parent] - child_inf > 0
@@ -111,7 +120,10 @@ class ChainSolver:
 
     def traces(self, beta: np.ndarray) -> np.ndarray:
         """tr(H⁺ K_ℓ) for every level ℓ: shape (batch, levels); inf where not estimable."""
-        return np.stack([v.sum(axis=1) for v in self.node_variances(beta)], axis=1)
+        variances = self.node_variances(beta)
+        with np.errstate(invalid="ignore"):
+            leaves = (variances[0] * self._counts).sum(axis=1)
+        return np.stack([leaves, *(v.sum(axis=1) for v in variances[1:])], axis=1)
 
     def values_and_grads(self, beta: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """f_k = Σ_ℓ μ_kℓ tr(H_k⁺ K_ℓ) for each row k, and ∂f_k/∂β_kℓ (finite differences)."""
@@ -136,4 +148,5 @@ class ChainSolver:
 
     def cell_variances(self, beta: np.ndarray, level: int) -> np.ndarray:
         """diag(G_ℓᵀ H⁺ G_ℓ): the variance of each group total at `level`."""
-        return self.node_variances(beta[None, :])[level][0]
+        variances = self.node_variances(beta[None, :])[level][0]
+        return variances[self._parent[0]] if level == 0 else variances
