@@ -39,7 +39,10 @@ def query_matrix(domain: Domain, marginal: Marginal) -> np.ndarray:
 
 
 def dense_variances(domain, candidates, precisions, workload):
-    info = sum(p * query_matrix(domain, c).T @ query_matrix(domain, c) for p, c in zip(precisions, candidates, strict=True))
+    info = sum(
+        p * query_matrix(domain, c).T @ query_matrix(domain, c)
+        for p, c in zip(precisions, candidates, strict=True)
+    )
     pinv = np.linalg.pinv(info, rcond=1e-10)
     totals, cells = [], []
     for b in workload:
@@ -71,7 +74,9 @@ def test_exact_error_matches_dense_least_squares(seed: int) -> None:
     finite = np.isfinite(dense)
     np.testing.assert_allclose(exact[finite], dense[finite], rtol=1e-7)
     for table in np.flatnonzero(finite):
-        np.testing.assert_allclose(model.cell_variances(precisions, int(table)), cells[table], rtol=1e-7)
+        np.testing.assert_allclose(
+            model.cell_variances(precisions, int(table)), cells[table], rtol=1e-7
+        )
 
 
 def test_plain_domain_matches_closed_form() -> None:
@@ -110,13 +115,19 @@ def test_error_matches_simulation() -> None:
     """
     domain = build_domain(small_schema(), BYS)
     workload = tuple(domain.marginal_of(b) for b in BYS)
-    measured = (domain.marginal_of(("county", "sex")), domain.marginal_of(("sex", "age")), domain.marginal_of(("state", "age")))
+    measured = (
+        domain.marginal_of(("county", "sex")),
+        domain.marginal_of(("sex", "age")),
+        domain.marginal_of(("state", "age")),
+    )
     precisions = np.array([0.25, 1.0, 0.5])
     model = ErrorModel(domain, workload, measured)
     exact = model.table_variances(precisions)
     queries = [query_matrix(domain, m) for m in measured]
     design = np.vstack(queries)
-    weights = np.concatenate([np.full(q.shape[0], p) for q, p in zip(queries, precisions, strict=True)])
+    weights = np.concatenate(
+        [np.full(q.shape[0], p) for q, p in zip(queries, precisions, strict=True)]
+    )
     rng = np.random.default_rng(2020)
     truth = rng.integers(0, 50, design.shape[1]).astype(float)
     solver = np.linalg.pinv((design.T * weights) @ design) @ (design.T * weights)

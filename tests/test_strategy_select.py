@@ -49,7 +49,11 @@ def _largest_mu(epsilon: float, delta: float) -> float:
 
 @pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-10), (0.3, 1e-6), (4.0, 1e-9)])
 def test_approx_set_is_one_gaussian_within_its_calibration(epsilon: float, delta: float) -> None:
-    tables = [WorkloadTable("a", ("county", "sex")), WorkloadTable("b", ("age",)), WorkloadTable("c", ())]
+    tables = [
+        WorkloadTable("a", ("county", "sex")),
+        WorkloadTable("b", ("age",)),
+        WorkloadTable("c", ()),
+    ]
     strategy = select_strategy(SCHEMA, tables, ONE, "approx", epsilon, delta)
     mu_squared = sum(Fraction(1) / Fraction(m.noise.scale) ** 2 for m in strategy.measurements)
     mu = math.sqrt(float(mu_squared))
@@ -58,12 +62,19 @@ def test_approx_set_is_one_gaussian_within_its_calibration(epsilon: float, delta
 
 
 def test_shares_never_overspend() -> None:
-    tables = [WorkloadTable(f"t{i}", by) for i, by in enumerate([("county", "sex"), ("age", "race"), ("state",), ()])]
+    tables = [
+        WorkloadTable(f"t{i}", by)
+        for i, by in enumerate([("county", "sex"), ("age", "race"), ("state",), ()])
+    ]
     pure = select_strategy(SCHEMA, tables, ONE, "pure", 0.7)
-    assert sum((Fraction(1) / Fraction(m.noise.scale) for m in pure.measurements), Fraction(0)) <= Fraction(0.7)
+    assert sum(
+        (Fraction(1) / Fraction(m.noise.scale) for m in pure.measurements), Fraction(0)
+    ) <= Fraction(0.7)
     zcdp = select_strategy(SCHEMA, tables, ONE, "zcdp", 0.7, 1e-9)
     assert zcdp.rho is not None
-    spent = sum((Fraction(1) / (2 * Fraction(m.noise.scale) ** 2) for m in zcdp.measurements), Fraction(0))
+    spent = sum(
+        (Fraction(1) / (2 * Fraction(m.noise.scale) ** 2) for m in zcdp.measurements), Fraction(0)
+    )
     assert spent <= Fraction(zcdp.rho)
 
 
@@ -83,18 +94,24 @@ def _listed_error(tables: list[WorkloadTable], accounting: str) -> float:
     distinct = tuple(dict.fromkeys(workload))
     model = ErrorModel(domain, workload, distinct)
     k = len(distinct)
-    if accounting == "pure":
-        precision = 2 * math.sinh(1.0 / k / 2) ** 2
-    else:
-        precision = 2 * 0.05 / k  # ρ = 0.05 split equally: σ² = 1/(2ρ_i)
+    # pure: ε split equally; zcdp: ρ = 0.05 split equally, σ² = 1/(2ρ_i)
+    precision = 2 * math.sinh(1.0 / k / 2) ** 2 if accounting == "pure" else 2 * 0.05 / k
     totals = model.table_variances(np.full(k, precision))
-    return float(sum(t.weight * v / domain.marginal_cells(m) for t, m, v in zip(tables, workload, totals, strict=True)))
+    return float(
+        sum(
+            t.weight * v / domain.marginal_cells(m)
+            for t, m, v in zip(tables, workload, totals, strict=True)
+        )
+    )
 
 
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.lists(st.sampled_from(COLUMNS), max_size=3, unique=True), st.sampled_from([1.0, 2.0, 5.0])),
+        st.tuples(
+            st.lists(st.sampled_from(COLUMNS), max_size=3, unique=True),
+            st.sampled_from([1.0, 2.0, 5.0]),
+        ),
         min_size=1,
         max_size=5,
     ),

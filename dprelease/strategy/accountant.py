@@ -54,7 +54,11 @@ def choose_accountant(
     delta: float | None,
     kind: StrategyKind = "auto",
 ) -> AccountantChoice:
-    names: tuple[StrategyAccounting, ...] = ("pure",) if delta is None else ("pure", "zcdp", "approx")
-    strategies = tuple(select_strategy(schema, tables, sens, a, epsilon, delta, kind) for a in names)
+    names: tuple[StrategyAccounting, ...] = (
+        ("pure",) if delta is None else ("pure", "zcdp", "approx")
+    )
+    strategies = tuple(
+        select_strategy(schema, tables, sens, a, epsilon, delta, kind) for a in names
+    )
     best = min(strategies, key=lambda s: s.workload_error)
     return AccountantChoice(winner=best.accounting, strategies=strategies)

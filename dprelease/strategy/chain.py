@@ -148,5 +148,5 @@ class ChainSolver:
 
     def cell_variances(self, beta: np.ndarray, level: int) -> np.ndarray:
         """diag(G_ℓᵀ H⁺ G_ℓ): the variance of each group total at `level`."""
-        variances = self.node_variances(beta[None, :])[level][0]
+        variances: np.ndarray = self.node_variances(beta[None, :])[level][0]
         return variances[self._parent[0]] if level == 0 else variances

@@ -66,7 +66,9 @@ class Domain:
     attributes: tuple[Attribute, ...]
 
     def marginal_cells(self, marginal: Marginal) -> int:
-        return math.prod(a.level_size(level) for a, level in zip(self.attributes, marginal, strict=True))
+        return math.prod(
+            a.level_size(level) for a, level in zip(self.attributes, marginal, strict=True)
+        )
 
     def determines(self, finer: Marginal, coarser: Marginal) -> bool:
         return all(f <= c for f, c in zip(finer, coarser, strict=True))

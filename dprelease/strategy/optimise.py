@@ -40,7 +40,7 @@ def precision_shape(
     Stops when the duality gap certifies f(q) ≤ (1 + gap)·min f: by convexity and
     Σ q_A ∂f/∂q_A = −f, min f ≥ 2f − max_A(−∂f/∂q_A) over the candidates in use.
     """
-    q = start / start.sum()
+    q: np.ndarray = start / start.sum()
     value, grad = model.objective(q, weights)
     if not math.isfinite(value):
         return q
@@ -76,7 +76,9 @@ def dl_precision(epsilon: np.ndarray, l1: float) -> np.ndarray:
     return 2 * np.sinh(epsilon / (2 * l1)) ** 2
 
 
-def _pure_objective(model: ErrorModel, weights: np.ndarray, l1: float, total: float, exact: bool) -> Objective:
+def _pure_objective(
+    model: ErrorModel, weights: np.ndarray, l1: float, total: float, exact: bool
+) -> Objective:
     def f(x: np.ndarray) -> tuple[float, np.ndarray]:
         eps = x * total
         if exact:
@@ -119,7 +121,9 @@ def epsilon_shape(
         jac=True,
         method="SLSQP",
         bounds=[(1e-9, 1.0)] * int(free.sum()),
-        constraints=[{"type": "eq", "fun": lambda y: y.sum() - 1, "jac": lambda y: np.ones_like(y)}],
+        constraints=[
+            {"type": "eq", "fun": lambda y: y.sum() - 1, "jac": lambda y: np.ones_like(y)}
+        ],
         options={"maxiter": 300, "ftol": 1e-12},
     )
     y = np.clip(result.x, 0, None)

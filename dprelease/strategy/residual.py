@@ -34,7 +34,9 @@ from dprelease.strategy.domain import Domain, Marginal
 
 def _subsets(items: frozenset[int]) -> list[frozenset[int]]:
     ordered = sorted(items)
-    return [frozenset(c) for r in range(len(ordered) + 1) for c in itertools.combinations(ordered, r)]
+    return [
+        frozenset(c) for r in range(len(ordered) + 1) for c in itertools.combinations(ordered, r)
+    ]
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,7 +150,7 @@ class ErrorModel:
         level = b[hier]
         beta = (self.design @ precisions).reshape(-1, self.levels)
         factor = np.zeros(attrs[hier].level_size(level))
-        for k, s in enumerate(self.subsets):
+        for k in range(len(self.subsets)):
             weight = self.spread[table, k * self.levels + level]
             if weight > 0:
                 factor += weight * self.chain.cell_variances(beta[k], level)

@@ -207,15 +207,23 @@ def _noises(
     if accounting == "pure":
         shares = _fit([epsilon * q for q in shape], Fraction(epsilon))
         noises = [Noise("discrete_laplace", laplace_scale(s, sens.l1)) for s in shares]
-        check_within(exact_sum([float(laplace_epsilon(n.scale, sens.l1)) for n in noises]), Fraction(epsilon), "epsilon")
+        check_within(
+            exact_sum([float(laplace_epsilon(n.scale, sens.l1)) for n in noises]),
+            Fraction(epsilon),
+            "epsilon",
+        )
         return shares, noises, None
     if delta is None:
         raise BudgetError(f"{accounting} accounting needs delta.")
     if accounting == "zcdp":
         rho, _ = epsilon_to_zcdp(epsilon, delta)
         shares = _fit([rho * q for q in shape], Fraction(rho))
-        noises = [Noise("discrete_gaussian", discrete_gaussian_sigma(s, sens.l2_squared)) for s in shares]
-        spent = sum((Fraction(sens.l2_squared) / (2 * Fraction(n.scale) ** 2) for n in noises), Fraction(0))
+        noises = [
+            Noise("discrete_gaussian", discrete_gaussian_sigma(s, sens.l2_squared)) for s in shares
+        ]
+        spent = sum(
+            (Fraction(sens.l2_squared) / (2 * Fraction(n.scale) ** 2) for n in noises), Fraction(0)
+        )
         check_within(spent, Fraction(rho), "rho")
         return shares, noises, rho
     unit_sigma = gaussian_sigma(epsilon, delta, 1.0)
