@@ -66,7 +66,9 @@ def main() -> None:
             timed(lambda e=e: choose_accountant(plan.schema, tables, sens, e, 1e-10), 1, False)
             for e in (0.5, 0.8, 2.0)
         )
-        print(f"{label}: first selection (3 accountants) {first:.2f} s, ε what-if {whatif * 1000:.0f} ms")
+        print(
+            f"{label}: first selection (3 accountants) {first:.2f} s, ε what-if {whatif * 1000:.0f} ms"
+        )
         reference = math.sqrt(discrete_laplace_variance(len(tables) / 1.0))
         for accounting in ("pure", "zcdp", "approx"):
             strategy = select_strategy(plan.schema, tables, sens, accounting, 1.0, 1e-10)
