@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dprelease.mechanisms import discrete_laplace_variance  # noqa: E402
-from dprelease.planfile import load_plan  # noqa: E402
-from dprelease.strategy import select as select_module  # noqa: E402
-from dprelease.strategy.accountant import choose_accountant  # noqa: E402
-from dprelease.strategy.select import WorkloadTable, select_strategy  # noqa: E402
-from dprelease.tables import sensitivity  # noqa: E402
+from dprelease.mechanisms import discrete_laplace_variance
+from dprelease.planfile import load_plan
+from dprelease.strategy import select as select_module
+from dprelease.strategy.accountant import choose_accountant
+from dprelease.strategy.select import WorkloadTable, select_strategy
+from dprelease.tables import sensitivity
 
 PLAN = Path(__file__).resolve().parent.parent / "data" / "census_sample.plan.yaml"
 
@@ -60,14 +60,15 @@ def main() -> None:
     sens = sensitivity(plan.unit, plan.neighbors)
     sample = [WorkloadTable(t.name, t.by, t.weight) for t in plan.tables]
     for label, tables in (("sample (16 tables)", sample), ("50 tables", fifty_tables(plan))):
-        first = timed(lambda: choose_accountant(plan.schema, tables, sens, 1.0, 1e-10))
+        first = timed(lambda t=tables: choose_accountant(plan.schema, t, sens, 1.0, 1e-10))
         choose_accountant(plan.schema, tables, sens, 1.0, 1e-10)
         whatif = statistics.median(
-            timed(lambda e=e: choose_accountant(plan.schema, tables, sens, e, 1e-10), 1, False)
+            timed(lambda e=e, t=tables: choose_accountant(plan.schema, t, sens, e, 1e-10), 1, False)
             for e in (0.5, 0.8, 2.0)
         )
         print(
-            f"{label}: first selection (3 accountants) {first:.2f} s, ε what-if {whatif * 1000:.0f} ms"
+            f"{label}: first selection (3 accountants) {first:.2f} s,",
+            f"ε what-if {whatif * 1000:.0f} ms",
         )
         reference = math.sqrt(discrete_laplace_variance(len(tables) / 1.0))
         for accounting in ("pure", "zcdp", "approx"):
