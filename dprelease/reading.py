@@ -356,6 +356,25 @@ def _read_csv(
     numeric: Collection[str],
 ) -> pa.Table:
     """Sniff encoding, delimiter and header from the first lines, then let pyarrow read it all."""
+    encodings, delimiter, header = csv_layout(head, where)
+    wanted = _select(header, columns, numeric)
+    include = tuple(wanted or header[:1])  # pyarrow reads every column when given none
+    as_float = [n for n in include if n in numeric]
+    for encoding in encodings:
+        csv_file = _CsvFile(source, encoding, delimiter, include, one_column=len(header) == 1)
+        try:
+            return csv_file.read_with_numbers(as_float, where).select(wanted)
+        except UnicodeDecodeError:
+            continue  # transcoding failed: try the next encoding
+        except pa.ArrowException as error:
+            if "invalid UTF8" in str(error):
+                continue
+            raise csv_file.error(str(error), where) from None
+    raise DataError(f"{where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8.")
+
+
+def csv_layout(head: bytes, where: str) -> tuple[tuple[str, ...], str, list[str]]:
+    """The encodings to try, the delimiter and the header, sniffed from the first lines."""
     complete = len(head) < HEAD_BYTES
     if not complete and b"\n" not in head and b"\r" not in head:
         raise DataError(
@@ -373,20 +392,7 @@ def _read_csv(
         ) from None
     if not sample.strip() or not header:
         raise DataError(f"{where} is empty; give a file with a header and rows.")
-    wanted = _select(header, columns, numeric)
-    include = tuple(wanted or header[:1])  # pyarrow reads every column when given none
-    as_float = [n for n in include if n in numeric]
-    for encoding in encodings:
-        csv_file = _CsvFile(source, encoding, delimiter, include, one_column=len(header) == 1)
-        try:
-            return csv_file.read_with_numbers(as_float, where).select(wanted)
-        except UnicodeDecodeError:
-            continue  # transcoding failed: try the next encoding
-        except pa.ArrowException as error:
-            if "invalid UTF8" in str(error):
-                continue
-            raise csv_file.error(str(error), where) from None
-    raise DataError(f"{where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8.")
+    return encodings, delimiter, header
 
 
 def _sample_text(head: bytes, complete: bool) -> tuple[tuple[str, ...], str]:
@@ -448,6 +454,15 @@ class _CsvFile:
     def read(self, as_float: Collection[str] = (), invalid_row_handler: Any = None) -> pa.Table:
         """One multithreaded pyarrow read; text is never turned into nulls."""
         data = pa.py_buffer(self.source) if isinstance(self.source, bytes) else str(self.source)
+        options = self._options(as_float, invalid_row_handler)
+        return pacsv.read_csv(data, **options)
+
+    def stream(self) -> Iterator[pa.RecordBatch]:
+        """The same read as record batches of about `block_size` bytes, every column as text."""
+        data = pa.py_buffer(self.source) if isinstance(self.source, bytes) else str(self.source)
+        yield from pacsv.open_csv(data, **self._options((), None))
+
+    def _options(self, as_float: Collection[str], invalid_row_handler: Any) -> dict[str, Any]:
         read = pacsv.ReadOptions(encoding=self.encoding, use_threads=invalid_row_handler is None)
         if self.block_size is not None:
             read.block_size = self.block_size
@@ -464,7 +479,7 @@ class _CsvFile:
             quoted_strings_can_be_null=False,
             null_values=NULL_NUMBERS,
         )
-        return pacsv.read_csv(data, read_options=read, parse_options=parse, convert_options=convert)
+        return {"read_options": read, "parse_options": parse, "convert_options": convert}
 
     def read_with_numbers(self, as_float: Collection[str], where: str) -> pa.Table:
         """Numeric columns as float64; if one has text, read them as text and parse each value.

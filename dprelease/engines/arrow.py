@@ -1,0 +1,172 @@
+"""The Arrow engine: stream record batches, encode and count each, add up the counts.
+
+Memory is bounded by the plan's cells and one batch (about BATCH_ROWS rows of the columns
+read), never by the rows: CSV is parsed in blocks of BLOCK_BYTES, Parquet (a file or a folder
+of parts) in batches of BATCH_ROWS, reading only the plan's columns, or all of them when an
+accumulator (a fingerprint of the records) must see every batch. Each batch goes through the
+in-memory path's own `encode` and `count`, so the sums are exactly its counts and report.
+
+It cannot cap the rows of a unit (`unit: id`) whose rows lie in different batches; DuckDB
+and Spark can (see `grouped`), and `auto` picks one of them for such plans.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from dprelease.data import DataReport, count, encode, load_data, merge_reports
+from dprelease.engines.result import BatchAccumulator, CountResult, empty_counts, frozen_counts
+from dprelease.engines.source import IGNORED_PREFIXES, DataSource
+from dprelease.errors import DataError
+from dprelease.plan import Plan
+from dprelease.reading import MAX_LINE_BYTES, SizeLimits, _CsvFile
+
+BATCH_ROWS = 1 << 20
+BLOCK_BYTES = 32 << 20  # CSV: about 300,000 rows of the census sample per batch
+
+
+class _WrongEncoding(Exception):
+    """The CSV is not in the encoding being tried: start again with the next one."""
+
+
+def count_arrow(
+    source: DataSource,
+    plan: Plan,
+    limits: SizeLimits,
+    new_accumulator: Callable[[], BatchAccumulator] | None = None,
+) -> CountResult:
+    """True counts and data report by streaming batches (unit: row only)."""
+    if plan.unit.kind == "id":
+        raise DataError(
+            "The arrow engine counts batch by batch, so it cannot cap the rows per unit "
+            "(`unit: id`); use --engine duckdb or spark (auto picks one)."
+        )
+    if source.fmt == "excel":  # at most MAX_EXCEL_BYTES unpacked: read whole
+        encoded = load_data(source.location, plan, max_bytes=limits.max_bytes)
+        accumulator = new_accumulator() if new_accumulator else None
+        return CountResult(count(encoded, plan), encoded.report, "arrow", accumulator)
+    from dprelease.data import _needed
+
+    needed = _needed(plan)
+    missing = [n for n in needed if n not in source.columns]
+    if missing:
+        from dprelease.data import PLAN_USES
+        from dprelease.reading import missing_columns_message
+
+        found = len(needed) - len(missing)
+        raise DataError(missing_columns_message(missing, source.columns, PLAN_USES, found))
+    read = list(source.columns) if new_accumulator else needed
+    for batches in _attempts(source, read):
+        accumulator = new_accumulator() if new_accumulator else None
+        try:
+            return _accumulate(batches, plan, needed, source.where, limits, accumulator)
+        except _WrongEncoding:
+            continue
+    raise DataError(
+        f"{source.where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8."
+    )
+
+
+def scan_all(
+    source: DataSource, limits: SizeLimits, accumulator: BatchAccumulator
+) -> BatchAccumulator:
+    """Feed every batch, all columns, to `accumulator` (for engines that do not stream here)."""
+    for batches in _attempts(source, list(source.columns)):
+        try:
+            rows = 0
+            for batch in batches:
+                rows += batch.num_rows
+                limits.check(source.where, rows=rows)
+                accumulator(batch)
+            return accumulator
+        except _WrongEncoding:
+            continue
+    raise DataError(
+        f"{source.where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8."
+    )
+
+
+def _accumulate(
+    batches: Iterator[pa.RecordBatch],
+    plan: Plan,
+    needed: list[str],
+    where: str,
+    limits: SizeLimits,
+    accumulator: BatchAccumulator | None,
+) -> CountResult:
+    totals = empty_counts(plan)
+    report: DataReport | None = None
+    rows = 0
+    for batch in batches:
+        if accumulator is not None:
+            accumulator(batch)
+        rows += batch.num_rows
+        limits.check(where, rows=rows)
+        if batch.num_rows == 0:
+            continue
+        encoded = encode(pa.Table.from_batches([batch]).select(needed), plan)
+        for name, cells in count(encoded, plan).counts.items():
+            np.add(totals[name], cells, out=totals[name])
+        report = encoded.report if report is None else merge_reports([report, encoded.report])
+    if report is None:
+        raise DataError(f"{where} has column names but no rows of data; give at least one row.")
+    return CountResult(frozen_counts(totals), report, "arrow", accumulator)
+
+
+def _attempts(source: DataSource, columns: list[str]) -> Iterator[Iterator[pa.RecordBatch]]:
+    """One batch stream per encoding to try (CSV), or the one stream (Parquet)."""
+    if source.fmt == "parquet":
+        yield _parquet_batches(source, columns)
+        return
+    for encoding in source.encodings:
+        csv_file = _CsvFile(
+            source.location,
+            encoding,
+            source.delimiter,
+            tuple(columns or source.columns[:1]),
+            one_column=len(source.columns) == 1,
+            block_size=BLOCK_BYTES,
+        )
+        yield _csv_batches(csv_file, source.where, columns)
+
+
+def _csv_batches(
+    csv_file: _CsvFile, where: str, columns: list[str]
+) -> Iterator[pa.RecordBatch]:
+    """Every column as text (numbers are parsed by encoding, as `read_data` does)."""
+    try:
+        for batch in csv_file.stream():
+            yield batch.select(columns) if columns else batch
+    except UnicodeDecodeError:
+        raise _WrongEncoding from None
+    except pa.ArrowException as error:
+        if "invalid UTF8" in str(error):
+            raise _WrongEncoding from None
+        if "straddl" in str(error) and csv_file.block_size != MAX_LINE_BYTES:
+            raise DataError(
+                f"{where} has a line longer than {BLOCK_BYTES >> 20} MB; each line must be one "
+                "record (an unclosed quote turns the rest of the file into one value)."
+            ) from None
+        raise dataclasses.replace(csv_file, block_size=None).error(str(error), where) from None
+
+
+def _parquet_batches(source: DataSource, columns: list[str]) -> Iterator[pa.RecordBatch]:
+    """Batches of the part files in order; text columns come dictionary-encoded (cheaper)."""
+    import pyarrow.dataset as ds
+
+    try:
+        schema = ds.dataset(list(source.files), format="parquet").schema
+        text = [n for n in columns if pa.types.is_string(schema.field(n).type)]
+        options = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=text))
+        dataset = ds.dataset(
+            list(source.files), format=options, ignore_prefixes=IGNORED_PREFIXES
+        )
+        for batch in dataset.to_batches(columns=columns, batch_size=BATCH_ROWS):
+            yield batch
+    except (pa.ArrowException, OSError):
+        raise DataError(f"{source.where} is not a readable Parquet file.") from None
+

@@ -1,0 +1,137 @@
+"""Counting with one GROUPING SETS query (DuckDB, Spark SQL), then encoding the groups.
+
+The engine groups the raw values of the plan's columns once for all tables: one grouping set
+per distinct table (its `by` columns), one per used column (for the data report) and the empty
+set (the rows read). What leaves the engine is one row per distinct combination of values
+with its count, never a record. Those rows are encoded here by the same code as the in-memory
+path (`dprelease.data.encode_columns`), each weighted by its count, so every engine gives the
+same counts and report as `load_data` + `count`.
+
+`unit: id`: the query first ranks the rows of each id in random order,
+`row_number() OVER (PARTITION BY id ORDER BY random())`, and counts a row only if its rank is
+at most `max_rows`: the engine groups all rows of an id together, however they are spread
+over files and batches, so the cap is exact and the kept rows are a uniform random choice.
+`_all` counts every row read, so `rows read − kept` are the rows the cap dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from dprelease.data import DataReport, encode_columns
+from dprelease.engines.result import CountResult, frozen_counts
+from dprelease.errors import DataError, InternalError
+from dprelease.plan import Plan
+
+
+def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
+    """The distinct column sets to group by: each table's, each used column, and ()."""
+    sets: dict[frozenset[str], tuple[str, ...]] = {}
+    for spec in plan.tables:
+        sets.setdefault(frozenset(spec.by), tuple(spec.by))
+    for name in plan.used_columns:
+        sets.setdefault(frozenset([name]), (name,))
+    sets.setdefault(frozenset(), ())
+    return list(sets.values())
+
+
+def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], random: str) -> str:
+    """The one query: `relation` is the engine's read of the source, `quote` its identifiers."""
+    used = list(plan.used_columns)
+    needed = [*used]
+    if plan.unit.kind == "id" and plan.unit.column and plan.unit.column not in needed:
+        needed.append(plan.unit.column)
+    select = ", ".join(quote(n) for n in needed) or "1 AS _one"
+    if plan.unit.kind == "id" and plan.unit.column:
+        keep = (
+            f"row_number() OVER (PARTITION BY {quote(plan.unit.column)} ORDER BY {random}) "
+            f"<= {int(plan.unit.max_rows)}"
+        )
+    else:
+        keep = "TRUE"
+    source = f"(SELECT {select}, {keep} AS _keep FROM {relation}) AS ranked"
+    counts = "count(*) FILTER (WHERE _keep) AS _kept, count(*) AS _all"
+    if not used:
+        return f"SELECT {counts} FROM {source}"
+    sets = ", ".join("(" + ", ".join(quote(n) for n in s) + ")" for s in grouping_sets(plan))
+    columns = ", ".join(quote(n) for n in used)
+    flags = ", ".join(f"grouping({quote(n)}) AS _g{i}" for i, n in enumerate(used))
+    return (
+        f"SELECT {columns}, {flags}, {counts} "
+        f"FROM {source} GROUP BY GROUPING SETS ({sets})"
+    )
+
+
+def counts_from_groups(
+    plan: Plan, groups: pa.Table, where: str, engine: str, max_rows: int | None
+) -> CountResult:
+    """True counts and data report from the grouped rows (columns, _g<i>, _kept, _all).
+
+    `_g<i>` is 1 where column i is not grouped (SQL's grouping()): together they name the set.
+    """
+    used = list(plan.used_columns)
+    mask_of = {name: 1 << (len(used) - 1 - i) for i, name in enumerate(used)}
+    full = (1 << len(used)) - 1
+    marks = np.zeros(groups.num_rows, dtype=np.int64)
+    for i, name in enumerate(used):
+        flag = np.asarray(groups.column(f"_g{i}").to_pylist(), dtype=np.int64)
+        marks |= flag << (len(used) - 1 - i)
+
+    def rows_of(columns: Sequence[str]) -> tuple[pa.Table, np.ndarray]:
+        g = full & ~sum(mask_of[n] for n in columns)
+        selected = groups.filter(pa.array(marks == g))
+        kept = np.asarray(selected.column("_kept").to_pylist(), dtype=np.float64)
+        return selected, kept
+
+    total, _ = rows_of(())
+    if total.num_rows != 1:
+        raise InternalError("the grouped result has no grand total")
+    rows_read = int(total.column("_all")[0].as_py())
+    rows_kept = int(total.column("_kept")[0].as_py())
+    if rows_read == 0:
+        raise DataError(f"{where} has column names but no rows of data; give at least one row.")
+    if max_rows is not None and rows_read > max_rows:
+        raise DataError(
+            f"{where} has more than {max_rows:,} rows ({rows_read:,} read), the row limit; "
+            "raise it with --max-rows if the data are really that large."
+        )
+    reports = []
+    for name in used:
+        selected, kept = rows_of((name,))
+        _, (report,) = encode_columns(_as_read(selected, [name], plan), plan, [name], weights=kept)
+        reports.append(report)
+    counts: dict[str, np.ndarray] = {}
+    for spec in plan.tables:
+        if not spec.by:
+            counts[spec.name] = np.array([rows_kept], dtype=np.int64)
+            continue
+        selected, kept = rows_of(spec.by)
+        codes, _ = encode_columns(_as_read(selected, spec.by, plan), plan, spec.by, weights=kept)
+        counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
+    report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
+    return CountResult(frozen_counts(counts), report, engine)
+
+
+def _as_read(selected: pa.Table, columns: Sequence[str], plan: Plan) -> pa.Table:
+    """The grouped values typed as `read_data` would give them (text stays text)."""
+    return pa.table([selected.column(n) for n in columns], names=list(columns))
+
+
+def _cells(
+    codes: dict[str, np.ndarray], by: Sequence[str], shape: tuple[int, ...], kept: np.ndarray
+) -> np.ndarray:
+    """Σ weights per flat cell index; groups with a left-out code (-1) count nowhere."""
+    flat = np.zeros(len(kept), dtype=np.int64)
+    left_out = np.zeros(len(kept), dtype=bool)
+    for name, size in zip(by, shape, strict=True):
+        column = codes[name].astype(np.int64)
+        left_out |= column < 0
+        flat = flat * size + column
+    cells = math.prod(shape)
+    summed = np.bincount(flat[~left_out], weights=kept[~left_out], minlength=cells)
+    return np.rint(summed).astype(np.int64)
+
