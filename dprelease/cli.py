@@ -22,6 +22,7 @@ from dprelease.errors import DPReleaseError, one_line
 if TYPE_CHECKING:
     from dprelease.allocation import Allocation
     from dprelease.data import EncodedData
+    from dprelease.engines import CountResult
     from dprelease.ledger import Ledger
     from dprelease.plan import Plan
     from dprelease.release import Release
@@ -48,12 +49,50 @@ def _megabytes(text: str) -> int:
     return value
 
 
+def _rows(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of rows, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _max_data_option(parser: argparse.ArgumentParser) -> None:
+    from dprelease.limits import MAX_ROWS
+
     parser.add_argument(
         "--max-data-mb",
         type=_megabytes,
         default=MAX_DATA_MB,
-        help=f"refuse a data file larger than this many MB (default {MAX_DATA_MB})",
+        help=f"refuse data larger than this many MB on disk or decoded (default {MAX_DATA_MB})",
+    )
+    parser.add_argument(
+        "--max-rows",
+        type=_rows,
+        default=MAX_ROWS,
+        help=f"refuse data with more rows, counted from metadata first (default {MAX_ROWS:,})",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "arrow", "duckdb", "spark"),
+        default="auto",
+        help="what counts the data: auto (default), arrow, duckdb or spark (see the README)",
+    )
+    parser.add_argument(
+        "--spark-master", metavar="URL", help="Spark master for --engine spark (default local[*])"
+    )
+
+
+def _count(args: argparse.Namespace, source: Path | str, plan: Plan) -> Any:
+    """The true counts and data report from the chosen engine (a CountResult)."""
+    from dprelease.engines import count_data
+    from dprelease.reading import SizeLimits
+
+    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
+    return count_data(
+        source, plan, engine=args.engine, spark_master=args.spark_master, limits=limits
     )
 
 
@@ -135,7 +174,7 @@ def _summary_text(allocation: Allocation) -> str:
     return head + "\n".join(lines) + "\n" + advice
 
 
-def _print_data_report(encoded: EncodedData, plan: Plan) -> None:
+def _print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
     """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
     from dprelease.allocation import delta_advice
 
@@ -160,7 +199,7 @@ def _data_source(plan: Plan, data: str | None) -> Path:
     if path is None:
         raise DataError("No data file: give --data FILE or set `data:` in the plan.")
     if path.is_dir():
-        raise DataError(f"Data path '{path}' is a folder; give a data file.")
+        return path  # a folder of Parquet parts (Spark, Hive); the engines check it
     if not path.is_file():
         raise DataError(f"Data file '{path}' does not exist.")
     return path
@@ -179,7 +218,6 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 def _cmd_release(args: argparse.Namespace) -> int:
     from dprelease.allocation import allocate
-    from dprelease.data import count, load_data
     from dprelease.export import check_output_path, write_release
     from dprelease.noise import warm_up
     from dprelease.release import draw_release
@@ -191,9 +229,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
     account = _ledger_account(args, source, allocation)  # a spent budget fails before reading
-    encoded = load_data(source, plan, max_bytes=args.max_data_mb * 1_000_000)
+    encoded = _count(args, source, plan)
     if account is None:
-        release = draw_release(plan, count(encoded, plan), allocation)
+        release = draw_release(plan, encoded.counts, allocation)
         write_release(release, out)
     else:
         release = _charged_release(args, account, plan, encoded, allocation, out)
@@ -235,7 +273,7 @@ def _charged_release(
     args: argparse.Namespace,
     account: tuple[Ledger, str],
     plan: Plan,
-    encoded: EncodedData,
+    encoded: CountResult,
     allocation: Allocation,
     out: Path,
 ) -> Release:
@@ -249,7 +287,6 @@ def _charged_release(
     import shutil
     import tempfile
 
-    from dprelease.data import count
     from dprelease.export import check_output_path, write_release
     from dprelease.release import draw_release
 
@@ -260,7 +297,7 @@ def _charged_release(
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=".dprelease-"))
     try:
         with ledger.charge(key, release_id, allocation.total, label=label, tables=tables):
-            release = draw_release(plan, count(encoded, plan), allocation)
+            release = draw_release(plan, encoded.counts, allocation)
             staged = write_release(release, staging / out.name)
         staged.rename(check_output_path(out))
     finally:
@@ -298,11 +335,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     source = args.data or plan.data
     if source is not None:
-        from dprelease.data import load_data
-
-        source_path = _data_source(plan, args.data)
-        encoded = load_data(source_path, plan, max_bytes=args.max_data_mb * 1_000_000)
-        _print_data_report(encoded, plan)
+        _print_data_report(_count(args, _data_source(plan, args.data), plan), plan)
     print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
     return 0
 

@@ -53,7 +53,9 @@ def shared_string_bomb(path: Path, cells: int, length: int) -> Path:
     rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     pkg = "http://schemas.openxmlformats.org/package/2006/relationships"
     sheet_rows = ['<row r="1"><c r="A1" t="s"><v>0</v></c></row>']
-    sheet_rows += [f'<row r="{r}"><c r="A{r}" t="s"><v>1</v></c></row>' for r in range(2, cells + 2)]
+    sheet_rows += [
+        f'<row r="{r}"><c r="A{r}" t="s"><v>1</v></c></row>' for r in range(2, cells + 2)
+    ]
     files = {
         "[Content_Types].xml": (
             '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.'

@@ -68,7 +68,9 @@ def count_data(
     source = remote(text) if "://" in text else describe(location, limits)
     if source.remote and engine not in ("auto", "spark"):
         raise DataError(f"Only the spark engine reads '{text}'; give --engine spark.")
-    chosen = choose_engine(source, plan, new_accumulator is not None) if engine == "auto" else engine
+    chosen = (
+        choose_engine(source, plan, new_accumulator is not None) if engine == "auto" else engine
+    )
     if chosen == "arrow":
         from dprelease.engines.arrow import count_arrow
 

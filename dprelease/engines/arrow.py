@@ -18,15 +18,21 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyarrow as pa
 
+from dprelease import reading
 from dprelease.data import DataReport, count, encode, load_data, merge_reports
 from dprelease.engines.result import BatchAccumulator, CountResult, empty_counts, frozen_counts
-from dprelease.engines.source import IGNORED_PREFIXES, DataSource
+from dprelease.engines.source import IGNORED_PREFIXES, DataSource, check_columns
 from dprelease.errors import DataError
 from dprelease.plan import Plan
-from dprelease.reading import MAX_LINE_BYTES, SizeLimits, _CsvFile
+from dprelease.reading import SizeLimits, _CsvFile
 
 BATCH_ROWS = 1 << 20
 BLOCK_BYTES = 32 << 20  # CSV: about 300,000 rows of the census sample per batch
+
+
+def block_bytes() -> int:
+    """The CSV block: a line must fit in one, so it is also the longest line allowed."""
+    return min(BLOCK_BYTES, reading.MAX_LINE_BYTES)
 
 
 class _WrongEncoding(Exception):
@@ -49,16 +55,7 @@ def count_arrow(
         encoded = load_data(source.location, plan, max_bytes=limits.max_bytes)
         accumulator = new_accumulator() if new_accumulator else None
         return CountResult(count(encoded, plan), encoded.report, "arrow", accumulator)
-    from dprelease.data import _needed
-
-    needed = _needed(plan)
-    missing = [n for n in needed if n not in source.columns]
-    if missing:
-        from dprelease.data import PLAN_USES
-        from dprelease.reading import missing_columns_message
-
-        found = len(needed) - len(missing)
-        raise DataError(missing_columns_message(missing, source.columns, PLAN_USES, found))
+    needed = check_columns(source, plan)
     read = list(source.columns) if new_accumulator else needed
     for batches in _attempts(source, read):
         accumulator = new_accumulator() if new_accumulator else None
@@ -129,14 +126,12 @@ def _attempts(source: DataSource, columns: list[str]) -> Iterator[Iterator[pa.Re
             source.delimiter,
             tuple(columns or source.columns[:1]),
             one_column=len(source.columns) == 1,
-            block_size=BLOCK_BYTES,
+            block_size=block_bytes(),
         )
         yield _csv_batches(csv_file, source.where, columns)
 
 
-def _csv_batches(
-    csv_file: _CsvFile, where: str, columns: list[str]
-) -> Iterator[pa.RecordBatch]:
+def _csv_batches(csv_file: _CsvFile, where: str, columns: list[str]) -> Iterator[pa.RecordBatch]:
     """Every column as text (numbers are parsed by encoding, as `read_data` does)."""
     try:
         for batch in csv_file.stream():
@@ -146,9 +141,9 @@ def _csv_batches(
     except pa.ArrowException as error:
         if "invalid UTF8" in str(error):
             raise _WrongEncoding from None
-        if "straddl" in str(error) and csv_file.block_size != MAX_LINE_BYTES:
+        if "straddl" in str(error):
             raise DataError(
-                f"{where} has a line longer than {BLOCK_BYTES >> 20} MB; each line must be one "
+                f"{where} has a line longer than {block_bytes() >> 20} MB; each line must be one "
                 "record (an unclosed quote turns the rest of the file into one value)."
             ) from None
         raise dataclasses.replace(csv_file, block_size=None).error(str(error), where) from None
@@ -162,11 +157,7 @@ def _parquet_batches(source: DataSource, columns: list[str]) -> Iterator[pa.Reco
         schema = ds.dataset(list(source.files), format="parquet").schema
         text = [n for n in columns if pa.types.is_string(schema.field(n).type)]
         options = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=text))
-        dataset = ds.dataset(
-            list(source.files), format=options, ignore_prefixes=IGNORED_PREFIXES
-        )
-        for batch in dataset.to_batches(columns=columns, batch_size=BATCH_ROWS):
-            yield batch
+        dataset = ds.dataset(list(source.files), format=options, ignore_prefixes=IGNORED_PREFIXES)
+        yield from dataset.to_batches(columns=columns, batch_size=BATCH_ROWS)
     except (pa.ArrowException, OSError):
         raise DataError(f"{source.where} is not a readable Parquet file.") from None
-

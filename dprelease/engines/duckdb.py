@@ -12,9 +12,10 @@ import shutil
 import tempfile
 from typing import Any
 
+from dprelease.engines.arrow import block_bytes
 from dprelease.engines.grouped import counts_from_groups, grouping_query
 from dprelease.engines.result import CountResult
-from dprelease.engines.source import DataSource
+from dprelease.engines.source import DataSource, check_columns
 from dprelease.errors import DataError
 from dprelease.plan import Plan
 from dprelease.reading import SizeLimits
@@ -38,7 +39,8 @@ def _relation(source: DataSource) -> str:
     return (
         f"read_csv({_literal(source.location)}, header = true, auto_detect = false, "
         f"columns = {{{columns}}}, delim = {_literal(source.delimiter)}, quote = '\"', "
-        "escape = '\"', strict_mode = true, null_padding = false)"
+        "escape = '\"', strict_mode = true, null_padding = false, "
+        f"max_line_size = {block_bytes()})"
     )
 
 
@@ -60,7 +62,7 @@ def count_duckdb(source: DataSource, plan: Plan, limits: SizeLimits) -> CountRes
             f"{source.where} is not UTF-8 CSV or Parquet, which DuckDB needs to cap the rows "
             "per unit; save it as UTF-8 CSV or Parquet."
         )
-    _check_columns(source, plan)
+    check_columns(source, plan)
     spill = tempfile.mkdtemp(prefix="dprelease-duckdb-")
     try:
         connection: Any = duckdb.connect(
@@ -81,14 +83,3 @@ def count_duckdb(source: DataSource, plan: Plan, limits: SizeLimits) -> CountRes
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     return counts_from_groups(plan, groups, source.where, "duckdb", limits.max_rows)
-
-
-def _check_columns(source: DataSource, plan: Plan) -> None:
-    from dprelease.data import PLAN_USES, _needed
-    from dprelease.reading import missing_columns_message
-
-    needed = _needed(plan)
-    missing = [n for n in needed if n not in source.columns]
-    if missing:
-        found = len(needed) - len(missing)
-        raise DataError(missing_columns_message(missing, source.columns, PLAN_USES, found))

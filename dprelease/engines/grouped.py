@@ -48,9 +48,10 @@ def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], rando
     select = ", ".join(quote(n) for n in needed) or "1 AS _one"
     if plan.unit.kind == "id" and plan.unit.column:
         keep = (
-            f"row_number() OVER (PARTITION BY {quote(plan.unit.column)} ORDER BY {random}) "
+            f"row_number() OVER (PARTITION BY {quote(plan.unit.column)} ORDER BY _random) "
             f"<= {int(plan.unit.max_rows)}"
         )
+        relation = f"(SELECT {select}, {random} AS _random FROM {relation}) AS shuffled"
     else:
         keep = "TRUE"
     source = f"(SELECT {select}, {keep} AS _keep FROM {relation}) AS ranked"
@@ -60,10 +61,7 @@ def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], rando
     sets = ", ".join("(" + ", ".join(quote(n) for n in s) + ")" for s in grouping_sets(plan))
     columns = ", ".join(quote(n) for n in used)
     flags = ", ".join(f"grouping({quote(n)}) AS _g{i}" for i, n in enumerate(used))
-    return (
-        f"SELECT {columns}, {flags}, {counts} "
-        f"FROM {source} GROUP BY GROUPING SETS ({sets})"
-    )
+    return f"SELECT {columns}, {flags}, {counts} FROM {source} GROUP BY GROUPING SETS ({sets})"
 
 
 def counts_from_groups(
@@ -77,7 +75,7 @@ def counts_from_groups(
     mask_of = {name: 1 << (len(used) - 1 - i) for i, name in enumerate(used)}
     full = (1 << len(used)) - 1
     marks = np.zeros(groups.num_rows, dtype=np.int64)
-    for i, name in enumerate(used):
+    for i in range(len(used)):
         flag = np.asarray(groups.column(f"_g{i}").to_pylist(), dtype=np.int64)
         marks |= flag << (len(used) - 1 - i)
 
@@ -102,8 +100,10 @@ def counts_from_groups(
     reports = []
     for name in used:
         selected, kept = rows_of((name,))
-        _, (report,) = encode_columns(_as_read(selected, [name], plan), plan, [name], weights=kept)
-        reports.append(report)
+        _, (column_report,) = encode_columns(
+            _as_read(selected, [name], plan), plan, [name], weights=kept
+        )
+        reports.append(column_report)
     counts: dict[str, np.ndarray] = {}
     for spec in plan.tables:
         if not spec.by:
@@ -134,4 +134,3 @@ def _cells(
     cells = math.prod(shape)
     summed = np.bincount(flat[~left_out], weights=kept[~left_out], minlength=cells)
     return np.rint(summed).astype(np.int64)
-

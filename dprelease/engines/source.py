@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import Literal
 
 from dprelease.errors import DataError
-from dprelease.reading import SizeLimits, _check_size, _detect_format, _open, csv_layout
+from dprelease.plan import Plan
+from dprelease.reading import (
+    MissingColumnsError,
+    SizeLimits,
+    _check_size,
+    _detect_format,
+    _open,
+    _select,
+    csv_layout,
+    missing_columns_message,
+)
 
 IGNORED_PREFIXES = [".", "_"]
 
@@ -40,7 +50,7 @@ def describe(location: str | Path, limits: SizeLimits) -> DataSource:
     """The format, columns and layout of a local file or folder (reads no records)."""
     path = Path(location)
     if path.is_dir():
-        return _parquet(path, f"The data folder '{path.name}'", limits)
+        return _parquet(path, f"The data path '{path}'", limits)
     _check_size(path, None, limits.max_bytes)
     head, name, where = _open(path, None)
     fmt = _detect_format(head, name, where)
@@ -59,7 +69,9 @@ def remote(uri: str) -> DataSource:
     suffix = Path(uri.rstrip("/")).suffix.lower()
     if suffix in (".csv", ".tsv", ".txt"):
         delimiter = "\t" if suffix == ".tsv" else ","
-        return DataSource(uri, "csv", f"The data '{uri}'", (), encodings=("utf-8",), delimiter=delimiter)
+        return DataSource(
+            uri, "csv", f"The data '{uri}'", (), encodings=("utf-8",), delimiter=delimiter
+        )
     return DataSource(uri, "parquet", f"The data '{uri}'", ())
 
 
@@ -67,13 +79,47 @@ def _parquet(path: Path, where: str, limits: SizeLimits) -> DataSource:
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    try:
-        dataset = ds.dataset(str(path), format="parquet", ignore_prefixes=IGNORED_PREFIXES)
-        files = tuple(dataset.files)
-        rows = dataset.count_rows() if files else 0  # footers only
-    except (pa.ArrowException, OSError):
-        raise DataError(f"{where} is not readable as Parquet (a file, or a folder of parts).") from None
+    files = _parquet_files(path)
     if not files:
-        raise DataError(f"{where} has no Parquet files; give a data file or a folder of parts.")
+        raise DataError(
+            f"{where} is a folder with no Parquet files; give a data file or a folder of "
+            "Parquet parts (as Spark and Hive write them)."
+        )
+    try:
+        dataset = ds.dataset(list(files), format="parquet")
+        rows = dataset.count_rows()  # footers only
+    except (pa.ArrowException, OSError):
+        raise DataError(
+            f"{where} is not readable as Parquet (a file, or a folder of parts)."
+        ) from None
     limits.check(where, rows=rows)
-    return DataSource(str(path), "parquet", where, tuple(dataset.schema.names), files=files, rows=rows)
+    return DataSource(
+        str(path), "parquet", where, tuple(dataset.schema.names), files=files, rows=rows
+    )
+
+
+def check_columns(source: DataSource, plan: Plan) -> list[str]:
+    """The columns counting reads (the plan's and the unit id), as `load_data` checks them."""
+    from dprelease.data import PLAN_USES, _needed
+
+    try:
+        return _select(source.columns, _needed(plan), ())
+    except MissingColumnsError as error:
+        raise DataError(
+            missing_columns_message(error.missing, error.available, PLAN_USES, error.found)
+        ) from None
+
+
+def _parquet_files(path: Path) -> tuple[str, ...]:
+    """The path itself, or the .parquet/.pq files under a folder, hidden and _ files left out."""
+    if not path.is_dir():
+        return (str(path),)
+    return tuple(
+        str(file)
+        for file in sorted(path.rglob("*"))
+        if file.is_file()
+        and file.suffix.lower() in (".parquet", ".pq")
+        and not any(
+            part.startswith(tuple(IGNORED_PREFIXES)) for part in file.relative_to(path).parts
+        )
+    )

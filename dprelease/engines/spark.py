@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dprelease.engines.duckdb import _check_columns
 from dprelease.engines.grouped import counts_from_groups, grouping_query
 from dprelease.engines.result import CountResult
-from dprelease.engines.source import DataSource
+from dprelease.engines.source import DataSource, check_columns
 from dprelease.errors import DataError
 from dprelease.plan import Plan
 from dprelease.reading import SizeLimits
@@ -69,7 +68,7 @@ def count_spark(
         frame = reader.parquet(*(source.files or (source.location,)))
     if source.remote:
         source = DataSource(source.location, source.fmt, source.where, tuple(frame.columns))
-    _check_columns(source, plan)
+    check_columns(source, plan)
     view = "dprelease_source"
     frame.createOrReplaceTempView(view)
     query = grouping_query(plan, view, quote_identifier, "rand()")
