@@ -24,52 +24,52 @@ import pyarrow as pa
 
 from dprelease.data import DataReport, encode_columns
 from dprelease.engines.result import CountResult, frozen_counts
-from dprelease.errors import DataError, InternalError
+from dprelease.errors import DataError
 from dprelease.plan import Plan
 
 
 def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
-    """The distinct column sets to group by: each table's, each used column, and ()."""
+    """The distinct column sets of the tables (at least one: () when no table has columns).
+
+    Nothing else is grouped: each set's counts add up to all rows, and a column's report
+    comes from any set that holds it, so the query groups no more than the tables need.
+    """
     sets: dict[frozenset[str], tuple[str, ...]] = {}
     for spec in plan.tables:
-        sets.setdefault(frozenset(spec.by), tuple(spec.by))
-    for name in plan.used_columns:
-        sets.setdefault(frozenset([name]), (name,))
-    sets.setdefault(frozenset(), ())
-    return list(sets.values())
+        if spec.by:
+            sets.setdefault(frozenset(spec.by), tuple(spec.by))
+    return list(sets.values()) or [()]
 
 
 def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], random: str) -> str:
     """The one query: `relation` is the engine's read of the source, `quote` its identifiers."""
     used = list(plan.used_columns)
-    needed = [*used]
-    if plan.unit.kind == "id" and plan.unit.column and plan.unit.column not in needed:
-        needed.append(plan.unit.column)
-    select = ", ".join(quote(n) for n in needed) or "1 AS _one"
     if plan.unit.kind == "id" and plan.unit.column:
+        needed = ", ".join(quote(n) for n in dict.fromkeys([*used, plan.unit.column]))
         keep = (
             f"row_number() OVER (PARTITION BY {quote(plan.unit.column)} ORDER BY _random) "
             f"<= {int(plan.unit.max_rows)}"
         )
-        relation = f"(SELECT {select}, {random} AS _random FROM {relation}) AS shuffled"
+        shuffled = f"(SELECT {needed}, {random} AS _random FROM {relation}) AS shuffled"
+        relation = f"(SELECT {needed}, {keep} AS _keep FROM {shuffled}) AS ranked"
+        counts = "count(*) FILTER (WHERE _keep) AS _kept, count(*) AS _all"
     else:
-        keep = "TRUE"
-    source = f"(SELECT {select}, {keep} AS _keep FROM {relation}) AS ranked"
-    counts = "count(*) FILTER (WHERE _keep) AS _kept, count(*) AS _all"
+        counts = "count(*) AS _kept"
     if not used:
-        return f"SELECT {counts} FROM {source}"
+        return f"SELECT {counts} FROM {relation}"
     sets = ", ".join("(" + ", ".join(quote(n) for n in s) + ")" for s in grouping_sets(plan))
     columns = ", ".join(quote(n) for n in used)
     flags = ", ".join(f"grouping({quote(n)}) AS _g{i}" for i, n in enumerate(used))
-    return f"SELECT {columns}, {flags}, {counts} FROM {source} GROUP BY GROUPING SETS ({sets})"
+    return f"SELECT {columns}, {flags}, {counts} FROM {relation} GROUP BY GROUPING SETS ({sets})"
 
 
 def counts_from_groups(
     plan: Plan, groups: pa.Table, where: str, engine: str, max_rows: int | None
 ) -> CountResult:
-    """True counts and data report from the grouped rows (columns, _g<i>, _kept, _all).
+    """True counts and data report from the grouped rows (columns, _g<i>, _kept[, _all]).
 
     `_g<i>` is 1 where column i is not grouped (SQL's grouping()): together they name the set.
+    `_all` (rows before the unit cap) is there only for `unit: id`.
     """
     used = list(plan.used_columns)
     mask_of = {name: 1 << (len(used) - 1 - i) for i, name in enumerate(used)}
@@ -78,18 +78,18 @@ def counts_from_groups(
     for i in range(len(used)):
         flag = np.asarray(groups.column(f"_g{i}").to_pylist(), dtype=np.int64)
         marks |= flag << (len(used) - 1 - i)
+    every = "_all" if "_all" in groups.column_names else "_kept"
 
     def rows_of(columns: Sequence[str]) -> tuple[pa.Table, np.ndarray]:
         g = full & ~sum(mask_of[n] for n in columns)
-        selected = groups.filter(pa.array(marks == g))
+        selected = groups.filter(pa.array(marks == g)) if used else groups
         kept = np.asarray(selected.column("_kept").to_pylist(), dtype=np.float64)
         return selected, kept
 
-    total, _ = rows_of(())
-    if total.num_rows != 1:
-        raise InternalError("the grouped result has no grand total")
-    rows_read = int(total.column("_all")[0].as_py())
-    rows_kept = int(total.column("_kept")[0].as_py())
+    sets = grouping_sets(plan)
+    first, kept_first = rows_of(sets[0])
+    rows_read = int(sum(first.column(every).to_pylist()))
+    rows_kept = int(kept_first.sum())
     if rows_read == 0:
         raise DataError(f"{where} has column names but no rows of data; give at least one row.")
     if max_rows is not None and rows_read > max_rows:
@@ -99,10 +99,8 @@ def counts_from_groups(
         )
     reports = []
     for name in used:
-        selected, kept = rows_of((name,))
-        _, (column_report,) = encode_columns(
-            _as_read(selected, [name], plan), plan, [name], weights=kept
-        )
+        selected, kept = rows_of(next(s for s in sets if name in s))
+        _, (column_report,) = encode_columns(_as_read(selected, [name]), plan, [name], weights=kept)
         reports.append(column_report)
     counts: dict[str, np.ndarray] = {}
     for spec in plan.tables:
@@ -110,13 +108,13 @@ def counts_from_groups(
             counts[spec.name] = np.array([rows_kept], dtype=np.int64)
             continue
         selected, kept = rows_of(spec.by)
-        codes, _ = encode_columns(_as_read(selected, spec.by, plan), plan, spec.by, weights=kept)
+        codes, _ = encode_columns(_as_read(selected, spec.by), plan, spec.by, weights=kept)
         counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
     report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
     return CountResult(frozen_counts(counts), report, engine)
 
 
-def _as_read(selected: pa.Table, columns: Sequence[str], plan: Plan) -> pa.Table:
+def _as_read(selected: pa.Table, columns: Sequence[str]) -> pa.Table:
     """The grouped values typed as `read_data` would give them (text stays text)."""
     return pa.table([selected.column(n) for n in columns], names=list(columns))
 

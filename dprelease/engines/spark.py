@@ -37,6 +37,7 @@ def spark_session(master: str = DEFAULT_MASTER) -> Any:
         SparkSession.builder.master(master)
         .appName("dprelease")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
