@@ -88,9 +88,7 @@ def timed(command: list[str]) -> tuple[float, float]:
     )
     if done.returncode != 0:
         raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr[-2000:]}")
-    fields = dict(
-        line.strip().rsplit(": ", 1) for line in done.stderr.splitlines() if ": " in line
-    )
+    fields = dict(line.strip().rsplit(": ", 1) for line in done.stderr.splitlines() if ": " in line)
     clock = fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":")
     seconds = sum(float(x) * 60**i for i, x in enumerate(reversed(clock)))
     return seconds, int(fields["Maximum resident set size (kbytes)"]) / 1000
@@ -135,7 +133,9 @@ def main() -> None:
                     "release_mb": statistics.median(m for _, m in mine),
                     "duckdb_s": statistics.median(t for t, _ in theirs),
                     "duckdb_mb": statistics.median(m for _, m in theirs),
-                    "ratio": statistics.median(a[0] / b[0] for a, b in zip(mine, theirs)),
+                    "ratio": statistics.median(
+                        a[0] / b[0] for a, b in zip(mine, theirs, strict=True)
+                    ),
                     "runs": args.runs,
                 }
                 with (folder / "results.jsonl").open("a") as log:
