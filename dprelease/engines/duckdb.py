@@ -21,6 +21,7 @@ from dprelease.plan import Plan
 from dprelease.reading import SizeLimits
 
 MEMORY_LIMIT = "600MB"  # DuckDB's own buffers; the rest of a release stays well under 1 GB
+DUCKDB_LINE_BYTES = 2 << 20  # its buffers are 16 lines: longer lines go to the Arrow engine
 
 
 def quote_identifier(name: str) -> str:
@@ -40,7 +41,7 @@ def _relation(source: DataSource) -> str:
         f"read_csv({_literal(source.location)}, header = true, auto_detect = false, "
         f"columns = {{{columns}}}, delim = {_literal(source.delimiter)}, quote = '\"', "
         "escape = '\"', strict_mode = true, null_padding = false, "
-        f"max_line_size = {block_bytes()})"
+        f"max_line_size = {min(block_bytes(), DUCKDB_LINE_BYTES)})"
     )
 
 

@@ -1,11 +1,12 @@
 """Counting with one GROUPING SETS query (DuckDB, Spark SQL), then encoding the groups.
 
 The engine groups the raw values of the plan's columns once for all tables: one grouping set
-per distinct table (its `by` columns), one per used column (for the data report) and the empty
-set (the rows read). What leaves the engine is one row per distinct combination of values
-with its count, never a record. Those rows are encoded here by the same code as the in-memory
-path (`dprelease.data.encode_columns`), each weighted by its count, so every engine gives the
-same counts and report as `load_data` + `count`.
+per distinct table (its `by` columns), nothing more (each set adds up to every row, so the
+rows read and each column's report come from a set that holds the column). What leaves the
+engine is one row per distinct combination of values with its count, never a record. Those
+rows are encoded here by the same code as the in-memory path (`dprelease.data.encode_columns`),
+each weighted by its count, so every engine gives the same counts and report as `load_data` +
+`count`.
 
 `unit: id`: the query first ranks the rows of each id in random order,
 `row_number() OVER (PARTITION BY id ORDER BY random())`, and counts a row only if its rank is
