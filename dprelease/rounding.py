@@ -187,16 +187,26 @@ def _round_two_sums(
     if np.any(low > high):
         return None
     cost = 1 - 2 * (values - floor)  # |z − x| on [⌊x⌋, ⌊x⌋+1] is linear in z
-    rounded = np.empty(values.size)
-    order = np.argsort(block_of_cell, kind="stable")
+    # Zero-restricted: a whole value (most cells: zeros after non-negativity) keeps its value;
+    # a two-way rounding that does so exists (Bacharach), and it shrinks each LP many times.
+    whole_value = np.abs(values - np.rint(values)) <= SNAP
+    rounded = np.where(whole_value, np.clip(np.rint(values), low, high), np.nan)
+    first_left = first_targets - np.bincount(
+        first[whole_value], weights=rounded[whole_value], minlength=first_targets.size
+    )
+    second_left = second_targets - np.bincount(
+        second[whole_value], weights=rounded[whole_value], minlength=second_targets.size
+    )
+    free = np.flatnonzero(~whole_value)
+    order = free[np.argsort(block_of_cell[free], kind="stable")]
     bounds = np.flatnonzero(np.diff(block_of_cell[order])) + 1
-    for cells in np.split(order, bounds):
+    for cells in np.split(order, bounds) if order.size else []:
         rows_a, group_a = np.unique(first[cells], return_inverse=True)
         rows_b, group_b = np.unique(second[cells], return_inverse=True)
         matrix = sparse.vstack(
             [_sum_matrix(group_a, rows_a.size), _sum_matrix(group_b, rows_b.size)]
         ).tocsr()
-        rhs = np.concatenate([first_targets[rows_a], second_targets[rows_b]])
+        rhs = np.concatenate([first_left[rows_a], second_left[rows_b]])
         result = linprog(
             cost[cells],
             A_eq=matrix,
@@ -210,6 +220,10 @@ def _round_two_sums(
         if not np.array_equal(matrix @ whole, rhs) or np.abs(whole - result.x).max() > 1e-6:
             return None
         rounded[cells] = whole
+    # groups with no free cell must already hold their targets
+    for group, targets in sums:
+        if not np.array_equal(np.bincount(group, weights=rounded, minlength=targets.size), targets):
+            return None
     return rounded
 
 
