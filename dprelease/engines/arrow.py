@@ -27,7 +27,7 @@ from dprelease.plan import Plan
 from dprelease.reading import SizeLimits, _CsvFile
 
 BATCH_ROWS = 1 << 20
-BLOCK_BYTES = 32 << 20  # CSV: about 300,000 rows of the census sample per batch
+BLOCK_BYTES = 16 << 20  # CSV: about 170,000 rows of the census sample per batch
 
 
 def block_bytes() -> int:
