@@ -203,3 +203,20 @@ def test_the_row_limit_applies_to_every_engine(generated: dict[str, Path]) -> No
     ):
         with pytest.raises(DataError, match="row limit"):
             count_data(generated[kind], plan, engine=engine, limits=limits)
+
+
+@pytest.mark.parametrize("engine", ["auto", "arrow", "duckdb"])
+def test_validate_and_release_take_an_engine_and_a_row_limit(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dprelease.cli import main
+
+    assert main(["validate", str(SAMPLE_PLAN), "--engine", engine]) == 0
+    assert "50,000 rows read" in capsys.readouterr().err
+    out = tmp_path / "r.zip"
+    assert main(["release", str(SAMPLE_PLAN), "--engine", engine, "--out", str(out)]) == 0
+    assert out.is_file()
+    capsys.readouterr()
+    assert main(["validate", str(SAMPLE_PLAN), "--engine", engine, "--max-rows", "49999"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "row limit" in err and err.count("\n") == 1
