@@ -13,11 +13,12 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from dprelease.errors import DPReleaseError, one_line
+from dprelease.limits import MAX_DATA_MB
 
 if TYPE_CHECKING:
     from dprelease.allocation import Allocation
@@ -36,27 +37,25 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-MAX_DATA_MB = 2048  # a bigger file is refused before it is read (memory stays bounded)
+def _whole_number(unit: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of `unit`, at least 1."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number of {unit}, got {text!r}"
+            ) from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        return value
+
+    return parse
 
 
-def _megabytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of MB, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _rows(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of rows, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+_megabytes = _whole_number("MB")
+_rows = _whole_number("rows")
 
 
 def _max_data_option(parser: argparse.ArgumentParser) -> None:
