@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +28,7 @@ from dprelease.plan import Plan
 from dprelease.reading import SizeLimits, _CsvFile
 
 BATCH_ROWS = 1 << 20
+_T = TypeVar("_T")
 BLOCK_BYTES = 16 << 20  # CSV: about 170,000 rows of the census sample per batch
 
 
@@ -37,6 +39,10 @@ def block_bytes() -> int:
 
 class _WrongEncoding(Exception):
     """The CSV is not in the encoding being tried: start again with the next one."""
+
+
+class _LongLine(Exception):
+    """A line does not fit in a block: start again with blocks of MAX_LINE_BYTES."""
 
 
 def count_arrow(
@@ -57,31 +63,63 @@ def count_arrow(
         return CountResult(count(encoded, plan), encoded.report, "arrow", accumulator)
     needed = check_columns(source, plan)
     read = list(source.columns) if new_accumulator else needed
-    for batches in _attempts(source, read):
+
+    def counted(batches: Iterator[pa.RecordBatch]) -> CountResult:
         accumulator = new_accumulator() if new_accumulator else None
-        try:
-            return _accumulate(batches, plan, needed, source.where, limits, accumulator)
-        except _WrongEncoding:
-            continue
-    raise DataError(
-        f"{source.where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8."
-    )
+        return _accumulate(batches, plan, needed, source.where, limits, accumulator)
+
+    return _with_retries(source, read, counted)
 
 
 def scan_all(
     source: DataSource, limits: SizeLimits, accumulator: BatchAccumulator
 ) -> BatchAccumulator:
-    """Feed every batch, all columns, to `accumulator` (for engines that do not stream here)."""
-    for batches in _attempts(source, list(source.columns)):
-        try:
-            rows = 0
-            for batch in batches:
-                rows += batch.num_rows
-                limits.check(source.where, rows=rows)
-                accumulator(batch)
-            return accumulator
-        except _WrongEncoding:
-            continue
+    """Feed every batch, all columns, to `accumulator` (for engines that do not stream here).
+
+    On a retry (another encoding, longer lines) the accumulator sees the data again from the
+    start; give one that a new pass resets, or make it after a successful count.
+    """
+
+    def scanned(batches: Iterator[pa.RecordBatch]) -> BatchAccumulator:
+        rows = 0
+        for batch in batches:
+            rows += batch.num_rows
+            limits.check(source.where, rows=rows)
+            accumulator(batch)
+        return accumulator
+
+    return _with_retries(source, list(source.columns), scanned)
+
+
+def _with_retries(
+    source: DataSource, columns: list[str], consume: Callable[[Iterator[pa.RecordBatch]], _T]
+) -> _T:
+    """`consume` one pass; a CSV is passed again with the next encoding or bigger blocks."""
+    if source.fmt == "parquet":
+        return consume(_parquet_batches(source, columns))
+    for encoding in source.encodings:
+        block = block_bytes()
+        while True:
+            csv_file = _CsvFile(
+                source.location,
+                encoding,
+                source.delimiter,
+                tuple(columns or source.columns[:1]),
+                one_column=len(source.columns) == 1,
+                block_size=block,
+            )
+            try:
+                return consume(_csv_batches(csv_file, source.where, columns))
+            except _WrongEncoding:
+                break
+            except _LongLine:
+                if block >= reading.MAX_LINE_BYTES:
+                    raise DataError(
+                        f"{source.where} has a line longer than {block >> 20} MB; each line "
+                        "must be one record (an unclosed quote turns the rest of the file into "
+                        "one value)."
+                    ) from None
+                block = reading.MAX_LINE_BYTES
     raise DataError(
         f"{source.where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8."
     )
@@ -114,23 +152,6 @@ def _accumulate(
     return CountResult(frozen_counts(totals), report, "arrow", accumulator)
 
 
-def _attempts(source: DataSource, columns: list[str]) -> Iterator[Iterator[pa.RecordBatch]]:
-    """One batch stream per encoding to try (CSV), or the one stream (Parquet)."""
-    if source.fmt == "parquet":
-        yield _parquet_batches(source, columns)
-        return
-    for encoding in source.encodings:
-        csv_file = _CsvFile(
-            source.location,
-            encoding,
-            source.delimiter,
-            tuple(columns or source.columns[:1]),
-            one_column=len(source.columns) == 1,
-            block_size=block_bytes(),
-        )
-        yield _csv_batches(csv_file, source.where, columns)
-
-
 def _csv_batches(csv_file: _CsvFile, where: str, columns: list[str]) -> Iterator[pa.RecordBatch]:
     """Every column as text (numbers are parsed by encoding, as `read_data` does)."""
     try:
@@ -142,10 +163,7 @@ def _csv_batches(csv_file: _CsvFile, where: str, columns: list[str]) -> Iterator
         if "invalid UTF8" in str(error):
             raise _WrongEncoding from None
         if "straddl" in str(error):
-            raise DataError(
-                f"{where} has a line longer than {block_bytes() >> 20} MB; each line must be one "
-                "record (an unclosed quote turns the rest of the file into one value)."
-            ) from None
+            raise _LongLine from None
         raise dataclasses.replace(csv_file, block_size=None).error(str(error), where) from None
 
 
