@@ -135,6 +135,7 @@ def test_a_generated_file_counts_the_same_in_every_engine(
 ) -> None:
     monkeypatch.setattr(arrow_engine, "BATCH_ROWS", 1_000)  # many batches
     monkeypatch.setattr(arrow_engine, "BLOCK_BYTES", 20_000)
+    monkeypatch.setattr(arrow_engine, "IN_MEMORY_BYTES", 0)  # stream even a small CSV
     plan_path = write_plan(generated["csv"].parent, "data.csv")
     counts, report = reference(plan_path, generated["csv"])
     plan = load_plan(plan_path)
@@ -180,6 +181,7 @@ def test_an_accumulator_sees_every_batch_with_every_column(
     generated: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(arrow_engine, "BATCH_ROWS", 1_000)
+    monkeypatch.setattr(arrow_engine, "IN_MEMORY_BYTES", 0)
     plan = load_plan(write_plan(generated["csv"].parent, "data.csv"))
     seen: list[pa.RecordBatch] = []
     for kind, engine in (("parts", "arrow"), ("parquet", "duckdb")):
@@ -192,7 +194,11 @@ def test_an_accumulator_sees_every_batch_with_every_column(
         assert result.accumulator is not None
 
 
-def test_the_row_limit_applies_to_every_engine(generated: dict[str, Path]) -> None:
+@pytest.mark.parametrize("in_memory", [0, 1 << 30])
+def test_the_row_limit_applies_to_every_engine(
+    generated: dict[str, Path], monkeypatch: pytest.MonkeyPatch, in_memory: int
+) -> None:
+    monkeypatch.setattr(arrow_engine, "IN_MEMORY_BYTES", in_memory)
     plan = load_plan(write_plan(generated["csv"].parent, "data.csv"))
     limits = SizeLimits(max_rows=10_000)
     for kind, engine in (

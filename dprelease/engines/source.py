@@ -77,7 +77,7 @@ def remote(uri: str) -> DataSource:
 
 def _parquet(path: Path, where: str, limits: SizeLimits) -> DataSource:
     import pyarrow as pa
-    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
 
     files = _parquet_files(path)
     if not files:
@@ -86,16 +86,15 @@ def _parquet(path: Path, where: str, limits: SizeLimits) -> DataSource:
             "Parquet parts (as Spark and Hive write them)."
         )
     try:
-        dataset = ds.dataset(list(files), format="parquet")
-        rows = dataset.count_rows()  # footers only
+        footers = [pq.ParquetFile(f) for f in files]  # footers only: nothing is decoded
+        rows = sum(f.metadata.num_rows for f in footers)
+        names = tuple(footers[0].schema_arrow.names)
     except (pa.ArrowException, OSError):
         raise DataError(
             f"{where} is not readable as Parquet (a file, or a folder of parts)."
         ) from None
     limits.check(where, rows=rows)
-    return DataSource(
-        str(path), "parquet", where, tuple(dataset.schema.names), files=files, rows=rows
-    )
+    return DataSource(str(path), "parquet", where, names, files=files, rows=rows)
 
 
 def check_columns(source: DataSource, plan: Plan) -> list[str]:
