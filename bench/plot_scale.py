@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 WIDTH, HEIGHT, PAD = 420, 300, 50
-COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+COLOURS = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+]  # fmt: skip
 
 
 def panel(series: dict[str, list[tuple[float, float]]], x0: int, title: str, unit: str) -> str:
