@@ -3,6 +3,7 @@
 Module map, in import order (each module imports only those above it):
 
 - errors       DPReleaseError (user-fixable, exit 2) and InternalError (a bug)
+- limits       every numeric limit in one place (decoded data size, rows, …)
 - schema       columns and their public domains, bins, geography hierarchy
 - tables       TableSpec, privacy unit, sensitivity
 - plan         the release plan as a value (contract v1); planfile reads and writes it
@@ -14,10 +15,11 @@ Module map, in import order (each module imports only those above it):
 - sample       the synthetic census-like sample data set
 - reading      read CSV (any common delimiter and encoding), Parquet, Excel into a column table
 - data         map values onto domains, count() -> TrueCounts (confidential)
+- engines      streaming counts (arrow, duckdb, spark) -> CountResult: TrueCounts + DataReport
 - noise        OpenDP's secure samplers for releases; numpy samplers for previews only
 - subtables    which tables determine which sub-tables (hierarchy included); cell maps
 - consistency  weighted least squares under the shared-sum constraints; bounds by active set
-- rounding     controlled rounding that keeps the constraints (HiGHS MILP or sequential)
+- rounding     controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
 - postprocess  the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
 - postprocess_accuracy   RMSE and bias before/after post-processing, by simulation
 - release      draw_release (secure) and draw_preview: where true counts meet noise
