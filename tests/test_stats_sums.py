@@ -148,7 +148,7 @@ def test_released_sums_noise_fits_and_has_power():
 )
 def test_privacy_audit_on_neighbouring_data_sets(neighbors, grouped):
     """Two data sets one row apart (the row at the bound, moving group under replace), through
-    clamp → fixed point → group sums → OpenDP; the honest noise passes, × 0.8 is caught."""
+    clamp → fixed point → group sums → OpenDP; the honest noise passes, × 0.7 is caught."""
     spec = _sum((0, 3))
     ctx = StatContext(1, neighbors, grouped)
     mech = calibrate_sum(spec, Share("pure", epsilon=1.0), ctx)
@@ -169,9 +169,11 @@ def test_privacy_audit_on_neighbouring_data_sets(neighbors, grouped):
     claim = Claim(np.array([1.0]), np.array([0.0]), "pure ε = 1")
     honest = run_audit(mech.noise, mech.sensitivity, claim, 20_000, counts=counts)
     assert not honest.violated, honest
-    weak = Noise("discrete_laplace", mech.noise.scale * 0.8)
+    # × 0.7 (true ε ≈ 1.43) and 50,000 draws: × 0.8 with 20,000 was caught only most of the
+    # time, because the secure noise cannot be seeded.
+    weak = Noise("discrete_laplace", mech.noise.scale * 0.7)
     caught = run_audit(
-        weak, mech.sensitivity, claim, 20_000, counts=counts, claimed_noise=mech.noise
+        weak, mech.sensitivity, claim, 50_000, counts=counts, claimed_noise=mech.noise
     )
     assert caught.violated, caught
 
