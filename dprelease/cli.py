@@ -227,9 +227,15 @@ def _load_plan(args: argparse.Namespace) -> Plan:
     return load_plan(args.plan, max_cells=args.max_cells)
 
 
-def _data_source(plan: Plan, data: str | None) -> Path:
+def _data_source(plan: Plan, data: str | None) -> Path | str:
+    """The data to read: a file, a folder of part files, or a URI only Spark reads (kept as text:
+    a Path would fold `hdfs:///x` into `hdfs:/x`)."""
     from dprelease.errors import DataError
 
+    if data is not None and "://" in data:
+        return data
+    if data is None and plan.data is not None and "://" in plan.data:
+        return plan.data
     path = Path(data) if data else plan.data_path
     if path is None:
         raise DataError("No data file: give --data FILE or set `data:` in the plan.")
@@ -292,7 +298,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
 def _ledger_account(
     args: argparse.Namespace,
-    source: Path,
+    source: Path | str,
     plan: Plan,
     allocation: Allocation,
     counted: CountResult,
@@ -307,7 +313,7 @@ def _ledger_account(
         raise InternalError("the counting pass made no fingerprint for the ledger")
     ledger = Ledger(args.ledger or default_ledger_path())
     # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
-    legacy = dataset_key_of_file(source) if source.is_file() else None
+    legacy = dataset_key_of_file(source) if isinstance(source, Path) and source.is_file() else None
     account = Account(ledger, counted.accumulator.fingerprint.key(), plan.dataset, legacy)
     resolved = ledger.account(account.records, account.name, account.legacy)
     if resolved.notice:

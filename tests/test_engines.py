@@ -226,3 +226,28 @@ def test_validate_and_release_take_an_engine_and_a_row_limit(
     assert main(["validate", str(SAMPLE_PLAN), "--engine", engine, "--max-rows", "49999"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "row limit" in err and err.count("\n") == 1
+
+
+def test_a_uri_reaches_the_engines_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--data hdfs:///…` (any URI) goes to the engines unchanged, where only Spark reads it;
+    as a Path it became `hdfs:/…` and was refused as a missing file."""
+    from dprelease.cli import main
+
+    uri = "hdfs:///census/persons"
+    status = main(["validate", str(SAMPLE_PLAN), "--data", uri, "--engine", "arrow"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert "Only the spark engine reads 'hdfs:///census/persons'" in err
+
+
+@pytest.mark.skipif(not spark_available(), reason="needs PySpark and Java")
+def test_spark_reads_a_file_uri(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from dprelease.cli import main
+
+    parquet = tmp_path / "sample.parquet"
+    pq.write_table(pacsv.read_csv(ROOT / "data" / "census_sample.csv"), parquet)
+    uri = parquet.as_uri()
+    assert main(["validate", str(SAMPLE_PLAN), "--data", uri, "--engine", "spark"]) == 0
+    assert "50,000 rows read" in capsys.readouterr().err
