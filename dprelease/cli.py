@@ -17,20 +17,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from dprelease import ledger_command
 from dprelease.errors import DPReleaseError, one_line, quote
 from dprelease.ldp import command as ldp_command
+from dprelease.ledger import command as ledger_command
 from dprelease.risk import command as risk_command
 
 # Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
 SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
 
 if TYPE_CHECKING:
-    from dprelease.allocation import Allocation
-    from dprelease.data import EncodedData
-    from dprelease.plan import Plan
-    from dprelease.publish import Account
-    from dprelease.release import Release
+    from dprelease.accounting.allocation import Allocation
+    from dprelease.data.count import EncodedData
+    from dprelease.plan.model import Plan
+    from dprelease.release.draw import Release
+    from dprelease.release.publish import Account
 
 
 class _Parser(argparse.ArgumentParser):
@@ -170,7 +170,7 @@ def _summary_text(allocation: Allocation) -> str:
 
 def _print_data_report(encoded: EncodedData, plan: Plan) -> None:
     """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
-    from dprelease.allocation import delta_advice
+    from dprelease.accounting.allocation import delta_advice
 
     advice = delta_advice(plan.budget.delta, encoded.rows)
     for line in (*encoded.report.lines(), *advice):
@@ -181,7 +181,7 @@ def _print_data_report(encoded: EncodedData, plan: Plan) -> None:
 
 
 def _load_plan(args: argparse.Namespace) -> Plan:
-    from dprelease.planfile import load_plan
+    from dprelease.plan.parse import load_plan
 
     return load_plan(args.plan, max_cells=args.max_cells)
 
@@ -200,7 +200,7 @@ def _data_source(plan: Plan, data: str | None) -> Path:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from dprelease.allocation import allocate
+    from dprelease.accounting.allocation import allocate
 
     allocation = allocate(_load_plan(args))
     if args.json:
@@ -211,11 +211,11 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
-    from dprelease.allocation import allocate
-    from dprelease.data import count, load_data
-    from dprelease.export import check_output_path, write_release
-    from dprelease.noise import warm_up
-    from dprelease.release import draw_release
+    from dprelease.accounting.allocation import allocate
+    from dprelease.data.count import count, load_data
+    from dprelease.release.draw import draw_release
+    from dprelease.release.export import check_output_path, write_release
+    from dprelease.release.noise import warm_up
 
     plan = _load_plan(args)
     allocation = allocate(plan)  # a budget problem is reported before the data are read
@@ -255,10 +255,10 @@ def _ledger_account(
 
             raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
         return None
-    from dprelease.fingerprint import fingerprint_table
-    from dprelease.ledger import Ledger, dataset_key_of_file, default_ledger_path
-    from dprelease.publish import Account
-    from dprelease.reading import read_data
+    from dprelease.data.fingerprint import fingerprint_table
+    from dprelease.data.read import read_data
+    from dprelease.ledger.store import Ledger, dataset_key_of_file, default_ledger_path
+    from dprelease.release.publish import Account
 
     ledger = Ledger(args.ledger or default_ledger_path())
     records = fingerprint_table(read_data(source, max_bytes=args.max_data_mb * 1_000_000))
@@ -280,11 +280,11 @@ def _charged_release(
     allocation: Allocation,
     out: Path,
 ) -> Release:
-    """The one charged flow (`dprelease.publish`): drawn and built in memory inside the
+    """The one charged flow (`dprelease.release.publish`): drawn and built in memory inside the
     charge, written to `out` only after the charge has committed."""
     import secrets
 
-    from dprelease.publish import charged_release, deliver
+    from dprelease.release.publish import charged_release, deliver
 
     published = charged_release(
         plan,
@@ -315,7 +315,7 @@ def _print_balance(account: Account, epsilon: float | None) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from dprelease.allocation import allocate
+    from dprelease.accounting.allocation import allocate
 
     try:
         plan = _load_plan(args)
@@ -328,7 +328,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     source = args.data or plan.data
     if source is not None:
-        from dprelease.data import load_data
+        from dprelease.data.count import load_data
 
         source_path = _data_source(plan, args.data)
         encoded = load_data(source_path, plan, max_bytes=args.max_data_mb * 1_000_000)
@@ -340,7 +340,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _new_file(path: str, suffixes: tuple[str, ...], what: str) -> Path:
     """A file to create: right extension, folder exists, nothing there yet (never overwrite)."""
     from dprelease.errors import ReleaseError
-    from dprelease.export import check_output_path
+    from dprelease.release.export import check_output_path
 
     if Path(path).suffix.lower() not in suffixes:
         raise ReleaseError(f"The {what} file '{path}' must end in {' or '.join(suffixes)}.")
@@ -348,7 +348,7 @@ def _new_file(path: str, suffixes: tuple[str, ...], what: str) -> Path:
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
-    from dprelease.sample import write_sample, write_sample_plan
+    from dprelease.sample.generator import write_sample, write_sample_plan
 
     out = _new_file(args.out, (".csv",), "sample")
     if args.plan:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dprelease.allocation import allocate
-from dprelease.errors import DPReleaseError
-from dprelease.planfile import parse_plan
-from dprelease.tradeoffs import (
+from dprelease.accounting.allocation import allocate
+from dprelease.accounting.tradeoffs import (
     compare_accountants,
     compare_scenarios,
     epsilon_delta_curve,
     moe_curves,
 )
+from dprelease.errors import DPReleaseError
+from dprelease.plan.parse import parse_plan
 from ui import charts
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table

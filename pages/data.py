@@ -8,13 +8,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from dprelease.coverage import domain_coverage
+from dprelease.data.coverage import domain_coverage
+from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
 from dprelease.limits import MAX_CELLS
-from dprelease.plan_edit import empty_plan, ignore_column, set_unit
-from dprelease.planfile import loads_plan, plan_format, plan_to_dict
-from dprelease.planyaml import plan_yaml
-from dprelease.reading import read_data
+from dprelease.plan.edit import empty_plan, ignore_column, set_unit
+from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
+from dprelease.plan.yaml_text import plan_yaml
 from ui.column_editor import column_editor
 from ui.markdown import md, md_frame
 from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace

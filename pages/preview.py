@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.allocation import delta_advice
-from dprelease.data import count, load_data
+from dprelease.accounting.allocation import delta_advice
+from dprelease.accounting.tradeoffs import typical_cell_advice
+from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
-from dprelease.metrics import error_metrics
-from dprelease.plan_edit import set_postprocess
-from dprelease.release import draw_preview
-from dprelease.tradeoffs import typical_cell_advice
+from dprelease.plan.edit import set_postprocess
+from dprelease.release.draw import draw_preview
+from dprelease.release.metrics import error_metrics
 from ui.markdown import md
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, workspace

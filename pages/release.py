@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dprelease.data import load_data
+from dprelease.data.count import load_data
 from dprelease.errors import DPReleaseError
-from dprelease.ledger import AlreadyChargedError
-from dprelease.planfile import DATASET_NAME_RULE
-from dprelease.publish import charged_release
+from dprelease.ledger.store import AlreadyChargedError
+from dprelease.plan.parse import DATASET_NAME_RULE
+from dprelease.release.publish import charged_release
 from ui.markdown import md
 from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.data import load_data
+from dprelease.data.count import load_data
 from dprelease.errors import DPReleaseError
 from dprelease.risk.attacks import attacker_view
 from dprelease.risk.classes import risk_input

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
-from dprelease.plan_edit import add_every_k_way, add_table
+from dprelease.plan.edit import add_every_k_way, add_table
 from ui.markdown import md
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits

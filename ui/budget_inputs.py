@@ -10,8 +10,8 @@ import numpy as np
 import streamlit as st
 
 from dprelease.errors import PlanError
-from dprelease.plan_edit import set_budget
-from dprelease.tables import check_delta
+from dprelease.plan.edit import set_budget
+from dprelease.plan.table_spec import check_delta
 from ui.markdown import md
 from ui.state import Workspace
 

@@ -9,9 +9,10 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from dprelease.data import ColumnReport
+from dprelease.data.count import ColumnReport
+from dprelease.data.read import float_values
 from dprelease.errors import DPReleaseError, quote
-from dprelease.plan_edit import (
+from dprelease.plan.edit import (
     bins_from_data,
     check_column,
     domain_from_data,
@@ -22,7 +23,6 @@ from dprelease.plan_edit import (
     set_categorical,
     set_numeric,
 )
-from dprelease.reading import float_values
 from ui.markdown import md
 from ui.state import Workspace
 

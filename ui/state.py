@@ -19,17 +19,17 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from dprelease.allocation import Allocation, allocate
+from dprelease.accounting.allocation import Allocation, allocate
+from dprelease.data.fingerprint import fingerprint_table
+from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
-from dprelease.fingerprint import fingerprint_table
-from dprelease.ledger import Ledger, default_ledger_path
+from dprelease.ledger.store import Ledger, default_ledger_path
 from dprelease.limits import MAX_CELLS
-from dprelease.plan import Plan
-from dprelease.plan_edit import PlanDict
-from dprelease.planfile import load_plan, parse_plan, plan_to_dict
-from dprelease.publish import Account
-from dprelease.reading import read_data
-from dprelease.release import Preview
+from dprelease.plan.edit import PlanDict
+from dprelease.plan.model import Plan
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
+from dprelease.release.draw import Preview
+from dprelease.release.publish import Account
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"

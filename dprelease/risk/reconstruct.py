@@ -27,9 +27,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from dprelease.data import EncodedData
+from dprelease.data.count import EncodedData
 from dprelease.errors import DataError
-from dprelease.plan import Plan
+from dprelease.plan.model import Plan
 from dprelease.risk.area_tables import (
     AreaTables,
     Workload,
