@@ -26,8 +26,11 @@ from dprelease.accounting.composition import (
     pure_to_zcdp,
     zcdp_guarantee,
 )
-from dprelease.accounting.mechanisms.formulas import (
-    MechanismName,
+from dprelease.accounting.mechanisms import (
+    DISCRETE_GAUSSIAN,
+    DISCRETE_LAPLACE,
+    GAUSSIAN,
+    Mechanism,
     Noise,
     discrete_gaussian_rho,
     discrete_gaussian_sigma,
@@ -47,11 +50,11 @@ from dprelease.errors import BudgetError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 
-MECHANISM_OF: dict[str, MechanismName] = {
-    "pure": "discrete_laplace",
-    "advanced": "discrete_laplace",
-    "approx": "gaussian",
-    "zcdp": "discrete_gaussian",
+MECHANISM_OF: dict[str, Mechanism] = {
+    "pure": DISCRETE_LAPLACE,
+    "advanced": DISCRETE_LAPLACE,
+    "approx": GAUSSIAN,
+    "zcdp": DISCRETE_GAUSSIAN,
 }
 WEAK_EPSILON = 5.0
 
@@ -187,7 +190,9 @@ def _target_share(plan: Plan, spec: TableSpec, sens: Sensitivity, delta_share: f
     if accounting == "zcdp":
         return smallest_share(
             lambda rho: (
-                Noise("discrete_gaussian", discrete_gaussian_sigma(rho, sens.l2_squared)).moe(alpha)
+                Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(rho, sens.l2_squared)).moe(
+                    alpha
+                )
                 <= goal
             ),
             0.01,
@@ -198,7 +203,8 @@ def _target_share(plan: Plan, spec: TableSpec, sens: Sensitivity, delta_share: f
             lambda eps: gaussian_sigma(eps, delta_share, sens.l2) <= sigma_needed, 0.1
         )
     return smallest_share(
-        lambda eps: Noise("discrete_laplace", laplace_scale(eps, sens.l1)).moe(alpha) <= goal, 0.1
+        lambda eps: DISCRETE_LAPLACE.moe(laplace_scale(eps, sens.l1), alpha) <= goal,
+        0.1,
     )
 
 
@@ -326,8 +332,7 @@ def _advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> 
 
     def cost(shares: list[float]) -> float:
         return math.fsum(
-            plan.tables[i].weight * Noise("discrete_laplace", sens.l1 / shares[i]).variance
-            for i in free
+            plan.tables[i].weight * DISCRETE_LAPLACE.variance(sens.l1 / shares[i]) for i in free
         )
 
     return min(candidates, key=cost)
@@ -383,7 +388,7 @@ def _table_budget(
 ) -> TableBudget:
     """The noise a share buys, and what it costs after rounding the scale up."""
     accounting = plan.budget.accounting
-    mechanism = MECHANISM_OF[accounting]
+    mechanism = MECHANISM_OF[accounting].name
     epsilon = delta = rho = None
     if accounting == "zcdp":
         noise = Noise(mechanism, discrete_gaussian_sigma(share, sens.l2_squared))

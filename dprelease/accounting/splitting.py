@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from dprelease.accounting.bisection import threshold
-from dprelease.accounting.mechanisms.formulas import gaussian_sigma
+from dprelease.accounting.mechanisms import gaussian_sigma
 
 
 def optimal_laplace_split(weights: Sequence[float], l1: int, total: float) -> list[float]:

@@ -16,7 +16,6 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -25,14 +24,11 @@ from dprelease.accounting.composition import (
     advanced_composition_epsilon,
     exact_sum,
     kov_epsilon,
-    pure_to_zcdp,
     round_up,
     zcdp_to_epsilon,
 )
-from dprelease.accounting.mechanisms.formulas import (
-    discrete_gaussian_rho,
+from dprelease.accounting.mechanisms import (
     gaussian_epsilon,
-    laplace_epsilon,
 )
 from dprelease.errors import DPReleaseError, quote
 from dprelease.plan.model import Plan
@@ -90,43 +86,28 @@ class AccountantBound:
     note: str
 
 
-def _laplace_epsilons(tables: Sequence[TableBudget]) -> list[float]:
-    return [round_up(laplace_epsilon(t.noise.scale, t.sensitivity.l1)) for t in tables]
+def _pure_epsilons(tables: Sequence[TableBudget]) -> list[float] | None:
+    """Each table's pure ε, rounded up; None when some table's noise has no pure ε."""
+    exact = [t.noise.kind.pure_epsilon(t.noise.scale, t.sensitivity) for t in tables]
+    return None if any(e is None for e in exact) else [round_up(e) for e in exact if e is not None]
 
 
 def _rhos(tables: Sequence[TableBudget]) -> list[float]:
-    rhos = []
-    for t in tables:
-        if t.noise.mechanism == "discrete_laplace":
-            rhos.append(pure_to_zcdp(round_up(laplace_epsilon(t.noise.scale, t.sensitivity.l1))))
-        elif t.noise.mechanism == "discrete_gaussian":
-            rhos.append(round_up(discrete_gaussian_rho(t.noise.scale, t.sensitivity.l2_squared)))
-        else:  # the continuous Gaussian: ρ = Δ₂² / (2σ²)
-            rhos.append(
-                round_up(Fraction(t.sensitivity.l2_squared) / (2 * Fraction(t.noise.scale) ** 2))
-            )
-    return rhos
+    return [t.noise.kind.zcdp_rho(t.noise.scale, t.sensitivity) for t in tables]
 
 
-def _gaussian_share_epsilons(tables: Sequence[TableBudget], delta_each: float) -> list[float]:
-    """Each Gaussian table's ε at its δ share (continuous: exact; discrete: via zCDP)."""
-    out = []
-    for t, rho in zip(tables, _rhos(tables), strict=True):
-        if t.noise.mechanism == "gaussian":
-            out.append(gaussian_epsilon([t.noise.scale], delta_each, t.sensitivity.l2))
-        else:
-            out.append(zcdp_to_epsilon(rho, delta_each)[0])
-    return out
+def _share_epsilons(tables: Sequence[TableBudget], delta_each: float) -> list[float]:
+    """Each table's ε at its δ share (continuous Gaussian: exact; otherwise via zCDP)."""
+    return [t.noise.kind.epsilon_at(t.noise.scale, t.sensitivity, delta_each) for t in tables]
 
 
 def compare_accountants(allocation: Allocation, delta: float) -> list[AccountantBound]:
     """The plan's noise, table by table as allocated, composed under each accountant at δ."""
     tables = allocation.tables
     k = len(tables)
-    laplace = all(t.noise.mechanism == "discrete_laplace" for t in tables)
+    epsilons = _pure_epsilons(tables)
     rows: list[AccountantBound] = []
-    if laplace:
-        epsilons = _laplace_epsilons(tables)
+    if epsilons is not None:
         basic = round_up(exact_sum(epsilons))
         rows.append(AccountantBound("pure (basic composition)", basic, 0.0, "Σ ε_i, δ = 0"))
         rows.append(
@@ -150,11 +131,11 @@ def compare_accountants(allocation: Allocation, delta: float) -> list[Accountant
             AccountantBound("pure (basic composition)", None, 0.0, "Gaussian noise has no pure ε")
         )
         share = delta / (2 * k)
-        per_table = _gaussian_share_epsilons(tables, share)
+        per_table = _share_epsilons(tables, share)
         rows.append(
             AccountantBound(
                 "approx (basic composition)",
-                round_up(exact_sum(_gaussian_share_epsilons(tables, delta / k))),
+                round_up(exact_sum(_share_epsilons(tables, delta / k))),
                 delta,
                 "Σ ε_i, each table at δ/k",
             )
@@ -171,7 +152,7 @@ def compare_accountants(allocation: Allocation, delta: float) -> list[Accountant
     rows.append(
         AccountantBound("zCDP", zcdp_to_epsilon(rho, delta)[0], delta, f"Σ ρ_i = {rho:.4g}")
     )
-    if all(t.noise.mechanism == "gaussian" for t in tables):
+    if all(t.noise.kind.composes_as_gaussian for t in tables):
         sigmas = [t.noise.scale for t in tables]
         rows.append(
             AccountantBound(

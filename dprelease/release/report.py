@@ -14,12 +14,6 @@ from dprelease.risk.epsilon_meaning import epsilon_risk_html
 if TYPE_CHECKING:
     from dprelease.release.draw import Release
 
-MECHANISM_NAMES = {
-    "discrete_laplace": "discrete Laplace (geometric)",
-    "laplace": "Laplace",
-    "gaussian": "Gaussian (analytic calibration)",
-    "discrete_gaussian": "discrete Gaussian",
-}
 ACCOUNTING_NAMES = {
     "pure": "pure ε-DP, basic composition",
     "approx": "(ε, δ)-DP, basic composition",
@@ -60,7 +54,7 @@ def _budget_rows(release: Release) -> str:
             f"<td>{escape(table.name)}</td>"
             f"<td>{escape(' × '.join(table.spec.by) or '(total)')}</td>"
             f"<td>{table.cells}</td>"
-            f"<td>{escape(MECHANISM_NAMES[table.noise.mechanism])}</td>"
+            f"<td>{escape(table.noise.kind.label)}</td>"
             f"<td>{_fmt(table.epsilon)}</td><td>{_fmt(table.delta, 3)}</td>"
             f"<td>{_fmt(table.rho)}</td>"
             f"<td>{_fmt(table.noise.scale)}</td><td>{_fmt(table.noise.std)}</td>"

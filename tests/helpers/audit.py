@@ -55,7 +55,7 @@ import numpy as np
 from scipy import stats
 
 from dprelease.accounting.allocation import TableBudget
-from dprelease.accounting.mechanisms.formulas import Noise
+from dprelease.accounting.mechanisms import Noise
 from dprelease.errors import InternalError
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.noise import preview_noise, secure_noisy_counts
@@ -116,7 +116,7 @@ def neighbouring_shift(sens: Sensitivity) -> np.ndarray:
 def privacy_loss(noise: Noise, noise_values: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """L = ln p(n)/p(n − d) of the claimed noise, per row of noise values n = y − x."""
     moved = noise_values - shift
-    if noise.mechanism in ("discrete_laplace", "laplace"):
+    if noise.mechanism == "discrete_laplace":
         loss = (np.abs(moved) - np.abs(noise_values)) / noise.scale
     else:
         loss = (moved.astype(np.float64) ** 2 - noise_values.astype(np.float64) ** 2) / (
@@ -169,7 +169,7 @@ def discrete_gaussian_profile(sigma: float, shift: np.ndarray, epsilons: np.ndar
 def claim_of(table: TableBudget) -> Claim:
     """The (ε, δ) points the table's budget promises (see the module docstring)."""
     sens, mechanism = table.sensitivity, table.noise.mechanism
-    if mechanism in ("discrete_laplace", "laplace"):
+    if mechanism == "discrete_laplace":
         if table.epsilon is None:
             raise InternalError(f"table '{table.name}' has no epsilon")
         return Claim(np.array([table.epsilon]), np.array([0.0]), f"pure ε = {table.epsilon:g}")

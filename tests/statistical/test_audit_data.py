@@ -96,7 +96,7 @@ def test_neighbouring_data_sets_keep_the_claimed_privacy(budget, neighbors, unit
     if table.noise.mechanism == "discrete_laplace":
         from dataclasses import replace
 
-        from dprelease.accounting.mechanisms.formulas import Noise
+        from dprelease.accounting.mechanisms import Noise
 
         under = replace(table, noise=Noise(table.noise.mechanism, table.noise.scale * 0.75))
         assert audit_data(under, x, x_prime, SAMPLES).violated

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprelease.accounting.mechanisms.formulas import Noise
+from dprelease.accounting.mechanisms import Noise
 from dprelease.release.noise import preview_noise, secure_noisy_counts
 
 THRESHOLD = 1e-6

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprelease.accounting.mechanisms.formulas import Noise
+from dprelease.accounting.mechanisms import Noise
 from dprelease.data.read import read_data
 from dprelease.ldp import (
     PROTOCOLS,

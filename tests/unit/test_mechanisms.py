@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dprelease.accounting.mechanisms.formulas import (
+from dprelease.accounting.mechanisms import (
     Noise,
     discrete_gaussian_moe,
     discrete_gaussian_rho,
@@ -20,20 +20,22 @@ from dprelease.accounting.mechanisms.formulas import (
     gaussian_moe,
     gaussian_sigma,
     laplace_epsilon,
-    laplace_moe,
     laplace_scale,
+    mechanism,
 )
+from dprelease.errors import InternalError
 
 accuracy = pytest.importorskip("opendp.accuracy")
 
 
 def test_accuracy_oracles():
-    assert laplace_moe(1.0, 0.05) == pytest.approx(2.995732, rel=1e-6)
     assert discrete_laplace_moe(1.0, 0.05) == pytest.approx(3.3756177665957137, rel=1e-12)
     assert gaussian_moe(1.0, 0.05) == pytest.approx(1.959964, rel=1e-6)
     assert 2 / gaussian_moe(1.0, 0.05) == pytest.approx(1.020426913849308, rel=1e-12)
-    # simultaneous over k = 2 cells: α/k per cell
-    assert Noise("laplace", 1 / 0.5).moe_table(0.05, 2) == pytest.approx(7.3777589082278725)
+    # simultaneous over k cells: α/k per cell (the discrete Laplace's own tail, as OpenDP's)
+    assert Noise("discrete_laplace", 1.0).moe_table(0.05, 2) == pytest.approx(
+        discrete_laplace_moe(1.0, 0.025), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("scale", [0.3, 0.9, 1.0, 2.5, 13.0, 77.7, 1234.5])
@@ -112,8 +114,15 @@ def test_analytic_gaussian_beats_the_classical_shortcut_and_is_valid_above_one()
 def test_noise_std_per_mechanism():
     assert Noise("discrete_gaussian", 10.0).std == pytest.approx(10.0)
     assert Noise("gaussian", 2.0).std == 2.0
-    assert Noise("laplace", 2.0).std == pytest.approx(2 * math.sqrt(2))
     assert Noise("discrete_laplace", 1.0).std == pytest.approx(math.sqrt(2 * math.e) / (math.e - 1))
+
+
+def test_an_unknown_mechanism_is_refused_never_priced_as_another():
+    # the continuous Laplace was removed (nothing produced it): its name is now unknown
+    with pytest.raises(InternalError, match="unknown mechanism 'laplace'"):
+        Noise("laplace", 2.0)  # type: ignore[arg-type]
+    with pytest.raises(InternalError, match="unknown mechanism"):
+        mechanism("exponential")
 
 
 def test_gaussian_privacy_loss_distribution_oracle():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from dprelease.accounting.composition import epsilon_to_zcdp, zcdp_guarantee, zcdp_to_epsilon
-from dprelease.accounting.mechanisms.formulas import gaussian_epsilon, gaussian_sigma
+from dprelease.accounting.mechanisms import gaussian_epsilon, gaussian_sigma
 from dprelease.accounting.precise import _normal_cdf, cks_epsilon_upper, gaussian_delta_upper
 from dprelease.cli import main
 from dprelease.errors import BudgetError, PlanError
