@@ -11,7 +11,7 @@ import streamlit as st
 from dprelease.data.coverage import domain_coverage
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
-from dprelease.limits import MAX_CELLS
+from dprelease.limits import MAX_CELLS, MAX_ROWS_PER_UNIT
 from dprelease.plan.edit import empty_plan, ignore_column, set_unit
 from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
 from dprelease.plan.yaml_text import plan_yaml
@@ -136,7 +136,7 @@ else:
     max_rows = cap_col.number_input(
         "At most this many rows per id (extra rows are dropped at random)",
         min_value=1,
-        max_value=1000,
+        max_value=MAX_ROWS_PER_UNIT,
         value=int(unit.get("max_rows", 1)),
         key="unit_max_rows",
     )

@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from dprelease.errors import PlanError
+from dprelease.limits import EPSILON_LIMIT
 from dprelease.plan.edit import set_budget
 from dprelease.plan.table_spec import check_delta
 from ui.markdown import md
@@ -129,8 +130,12 @@ def budget_inputs(ws: Workspace) -> None:
             value = _number(st.session_state["epsilon_box"])
             if value is None or value <= 0:
                 _refuse(ws, "ε must be a number greater than 0 (e.g. 1); it is unchanged.")
-            elif value > 1e3:
-                _refuse(ws, "ε above 1000 gives no meaningful privacy; enter at most 1000.")
+            elif value > EPSILON_LIMIT:
+                _refuse(
+                    ws,
+                    f"ε above {EPSILON_LIMIT:g} gives no meaningful privacy; "
+                    f"enter at most {EPSILON_LIMIT:g}.",
+                )
             else:
                 _set(ws, epsilon=value)
                 st.session_state["epsilon_slider"] = value  # keep the slider in step

@@ -276,7 +276,7 @@ def _additive_shares(
     if not free:
         return shares
     if room <= 0:
-        raise BudgetError(_too_small_message(plan, fixed))
+        raise BudgetError(_too_small_message(plan))
     weights = [plan.tables[i].weight for i in free]
     optimal: list[float] | None = None
     if plan.budget.allocation == "optimal" and all(w > 0 for w in weights):
@@ -305,7 +305,7 @@ def _advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> 
     free = [i for i in range(n) if i not in fixed]
     base = [fixed.get(i, 0.0) for i in range(n)]
     if free and advanced_or_basic([v for v in base if v > 0] or [0.0], delta).epsilon >= epsilon:  # type: ignore[operator]
-        raise BudgetError(_too_small_message(plan, fixed))
+        raise BudgetError(_too_small_message(plan))
     if not free:
         return base
 
@@ -338,7 +338,7 @@ def _advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> 
     return min(candidates, key=cost)
 
 
-def _too_small_message(plan: Plan, fixed: dict[int, float]) -> str:
+def _too_small_message(plan: Plan) -> str:
     what = "targets and locked tables" if plan.budget.allocation == "targets" else "locked tables"
     return (
         f"The budget is too small: the {what} use all of it and nothing is left for the other "

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from dprelease.errors import PlanError, quote
+from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.schema import Schema, is_number
 from dprelease.plan.table_spec import (
     Neighbors,
@@ -24,8 +25,6 @@ Accounting = Literal["pure", "approx", "advanced", "zcdp"]
 Allocation = Literal["equal", "weighted", "optimal", "targets"]
 ACCOUNTINGS: tuple[Accounting, ...] = ("pure", "approx", "advanced", "zcdp")
 ALLOCATIONS: tuple[Allocation, ...] = ("equal", "weighted", "optimal", "targets")
-EPSILON_LIMIT = 100.0
-RHO_LIMIT = 50.0
 PLAN_VERSION = 1
 CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it rounding breaks
 

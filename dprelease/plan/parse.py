@@ -441,12 +441,12 @@ def loads_plan(
     YAML aliases (``*name``) are refused: a few hundred bytes of nested aliases expand to
     billions of values (the "billion laughs"), and a plan never needs them.
     """
+    import yaml  # here, not at the top: keeps the command line's start-up light
+
     try:
         if fmt == "json":
             raw = json.loads(text, object_pairs_hook=_unique_keys)
         else:
-            import yaml
-
             raw = yaml.load(text, Loader=_yaml_loader())  # a SafeLoader, see below
     except PlanError:
         raise
@@ -455,7 +455,9 @@ def loads_plan(
         raise PlanError(message) from None
     except RecursionError:
         raise PlanError("The plan is nested too deeply to be a plan.") from None
-    except Exception as error:  # yaml.YAMLError; imported lazily to keep start-up fast
+    except ValueError:  # e.g. int() of a number with more than 4,300 digits
+        raise PlanError("The plan holds a number too long to read.") from None
+    except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or "syntax error"

@@ -14,11 +14,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dprelease.errors import PlanError, quote
-from dprelease.limits import DELTA_LIMIT, delta_limit_message
+from dprelease.limits import (
+    DELTA_LIMIT,
+    EPSILON_LIMIT,
+    MAX_ROWS_PER_UNIT,
+    RHO_LIMIT,
+    TARGET_LIMIT,
+    delta_limit_message,
+)
 from dprelease.plan.schema import Schema
 
 Neighbors = Literal["add_remove", "replace"]
-TARGET_LIMIT = 1e9  # a margin of error beyond a billion people asks for no accuracy at all
 TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -63,7 +69,7 @@ class Unit:
             raise PlanError("unit.kind 'id' needs `column`: the column that identifies a unit.")
         if isinstance(self.max_rows, bool) or not isinstance(self.max_rows, int):
             raise PlanError(f"unit.max_rows must be a whole number, got {quote(self.max_rows)}.")
-        if not 1 <= self.max_rows <= 10_000:
+        if not 1 <= self.max_rows <= MAX_ROWS_PER_UNIT:
             raise PlanError(f"unit.max_rows must be between 1 and 10000, got {self.max_rows}.")
 
 
@@ -138,9 +144,9 @@ class TableSpec:
                 f"{where}: weight must be a finite number ≥ 0, got {quote(self.weight)}."
             )
         if self.epsilon is not None:
-            check_budget_number(self.epsilon, f"{where}: epsilon", upper=100)
+            check_budget_number(self.epsilon, f"{where}: epsilon", upper=EPSILON_LIMIT)
         if self.rho is not None:
-            check_budget_number(self.rho, f"{where}: rho", upper=50)
+            check_budget_number(self.rho, f"{where}: rho", upper=RHO_LIMIT)
         if self.epsilon is not None and self.rho is not None:
             raise PlanError(f"{where}: lock either epsilon or rho, not both.")
         if self.delta is not None:

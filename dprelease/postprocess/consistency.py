@@ -34,7 +34,6 @@ from dprelease.postprocess.subtables import Workload, key_cells
 CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
 ACTIVE_SET_ROUNDS = 100
 FEASIBLE_TOL = 1e-6
-RELEASE = True  # relative constraint residual above which fixed bounds are infeasible
 
 
 @dataclass(frozen=True)
