@@ -31,17 +31,16 @@ Claims, per mechanism (the tightest that the release's own numbers imply, which 
   The ρ → (ε, δ) conversion (Canonne–Kamath–Steinke) is valid too but loose: measured, it
   needs 8–20× more samples for the same power.
 
-Power (scale × 0.8): with z_α = Φ⁻¹(1 − α/2k) ≈ 5.3 (k ≤ 10 sets) and z_β ≈ 5.2 (miss
-< 1e-7), the normal approximation needs about N per input where p0 − z·sd0 > claim(p1 + z·sd1),
-z = z_α + z_β: discrete Laplace ε = 1: N ≈ 9,000; discrete Gaussian ρ = 0.5: ≈ 8,400 (the CKS
-conversion instead: ≈ 139,000); Gaussian ε = 4, δ = 1e-6: ≈ 17,000. Measured with the fast
-sampler (30 repetitions each) at the sizes tests/test_audit.py uses, the excess of the bound
+Power (scale × 0.8): with z_α = Φ⁻¹(1 − α/2k) ≈ 5.3 (k ≤ 10 sets) and z_β ≈ 5.2 (miss < 1e-7),
+the normal approximation needs about N per input where p0 − z·sd0 > claim(p1 + z·sd1), z = z_α +
+z_β: discrete Laplace ε = 1: N ≈ 9,000; discrete Gaussian ρ = 0.5: ≈ 8,400 (the CKS conversion
+instead: ≈ 139,000); Gaussian ε = 4, δ = 1e-6: ≈ 17,000. Measured with the fast sampler (30
+repetitions each) at the sizes tests/statistical/test_audit.py uses, the excess of the bound
 over the claim is, for the honest noise, 6–10 of its standard deviations below 0, and for scale
 × 0.8, 9–16 above 0 (normal approximation: a miss far below 1e-6), e.g. discrete Laplace ε = 1,
-N = 20,000: −0.077 ± 0.008 and +0.171 ± 0.013; Gaussian ε = 8, δ = 1e-6, N = 12,000:
-−0.185 ± 0.023 and +0.467 ± 0.048; discrete Gaussian ρ = 0.5, N = 20,000: −0.087 ± 0.012
-and +0.454 ± 0.028.
-Sampling speed (OpenDP, one core): discrete Laplace ≈ 6 µs, discrete Gaussian ≈ 12 µs,
+N = 20,000: −0.077 ± 0.008 and +0.171 ± 0.013; Gaussian ε = 8, δ = 1e-6, N = 12,000: −0.185 ±
+0.023 and +0.467 ± 0.048; discrete Gaussian ρ = 0.5, N = 20,000: −0.087 ± 0.012 and +0.454 ±
+0.028. Sampling speed (OpenDP, one core): discrete Laplace ≈ 6 µs, discrete Gaussian ≈ 12 µs,
 Gaussian ≈ 47 µs per draw, so each audit (4N draws) takes 1–4 s.
 """
 

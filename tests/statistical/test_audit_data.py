@@ -1,11 +1,11 @@
 """End-to-end privacy audit over neighbouring *data sets* (issue 11): data → encode → unit cap →
 counts → the release's secure sampler, against what the allocator claims.
 
-`tests/test_audit.py` audits each sampler at the sensitivity the allocator *declares*; a wrong
-declaration (the `replace` sensitivity halved) or a unit cap that keeps one row too many passes
-it. Here the neighbouring inputs are data sets one row or one unit apart, so the counts move as
-far as the data really moves them, and those mutations are violations (checked by hand: each
-mutation fails this file, see README "Tests and trust").
+`tests/statistical/test_audit.py` audits each sampler at the sensitivity the allocator
+*declares*; a wrong declaration (the `replace` sensitivity halved) or a unit cap that keeps one
+row too many passes it. Here the neighbouring inputs are data sets one row or one unit apart, so
+the counts move as far as the data really moves them, and those mutations are violations
+(checked by hand: each mutation fails this file, see README "Tests and trust").
 """
 
 import numpy as np
