@@ -10,6 +10,10 @@ import sys
 import zipfile
 
 import pytest
+from streamlit.testing.v1 import AppTest
+
+from dprelease.ledger.store import Ledger
+from dprelease.plan.yaml_text import plan_yaml
 from helpers.app import (
     ROOT,
     declare_small_csv,
@@ -20,10 +24,6 @@ from helpers.app import (
     upload_small_csv,
     workspace,
 )
-from streamlit.testing.v1 import AppTest
-
-from dprelease.ledger.store import Ledger
-from dprelease.plan.yaml_text import plan_yaml
 from ui.state import records_key
 
 PAGES = [

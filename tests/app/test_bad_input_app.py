@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dprelease.limits import EPSILON_LIMIT
 from helpers import fuzz
 from helpers.app import go, open_app, upload_small_csv, workspace
 from helpers.bad_input import (
@@ -28,8 +32,6 @@ from helpers.bad_input import (
     write_sheet,
     zip_bomb,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 CSV = "text/csv"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -154,7 +156,8 @@ BUDGET = [
     ("epsilon_box", "0", "greater than 0"),
     ("epsilon_box", "-1", "greater than 0"),
     ("epsilon_box", "nan", "greater than 0"),
-    ("epsilon_box", "1e308", "at most 1000"),
+    ("epsilon_box", "1e308", f"at most {EPSILON_LIMIT:g}"),
+    ("epsilon_box", "101", f"at most {EPSILON_LIMIT:g}"),  # the widget refuses what plans refuse
     ("epsilon_box", "1e-400", "greater than 0"),
     ("epsilon_box", "one", "greater than 0"),
     ("epsilon_box", "", "greater than 0"),

@@ -10,12 +10,12 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from helpers.app import go, keyed, open_app, submit, upload_small_csv, workspace
-from helpers.trust_input import alias_bomb, wide_plan
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from dprelease.limits import MAX_CELLS
+from helpers.app import go, keyed, open_app, submit, upload_small_csv, workspace
+from helpers.trust_input import alias_bomb, wide_plan
 
 IMAGE = "![x](http://leak.example/leak.png)"
 LINK = "[y](http://leak.example/)"

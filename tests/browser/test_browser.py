@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from helpers.browser import (
     CHROMIUM_FLAGS,
     ROOT,

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers.fuzz import VALID_DATA, VALID_PLAN, dump_plan, mutate_plan, value_paths, values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dprelease import cli
+from helpers.fuzz import VALID_DATA, VALID_PLAN, dump_plan, mutate_plan, value_paths, values
 
 # Any value a YAML or JSON plan could hold, nested a little.
 

@@ -2,12 +2,12 @@
 every constraint exactly, gives non-negative integers, and is idempotent."""
 
 import numpy as np
-from helpers.postprocess import FULL, assert_consistent, geo_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dprelease.plan.model import Postprocess
 from dprelease.postprocess.pipeline import postprocess
+from helpers.postprocess import FULL, assert_consistent, geo_plan
 
 COLUMN_SETS = [
     (),

@@ -11,13 +11,6 @@ import math
 
 import numpy as np
 import pytest
-from helpers.audit import (
-    audit_table,
-    claim_of,
-    discrete_gaussian_profile,
-    gdp_delta,
-    neighbouring_shift,
-)
 
 from dprelease.accounting.allocation import allocate
 from dprelease.accounting.composition import zcdp_to_epsilon
@@ -25,6 +18,13 @@ from dprelease.accounting.mechanisms import gaussian_delta
 from dprelease.plan.parse import parse_plan
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.noise import preview_noise
+from helpers.audit import (
+    audit_table,
+    claim_of,
+    discrete_gaussian_profile,
+    gdp_delta,
+    neighbouring_shift,
+)
 
 HOUSEHOLD = {"kind": "id", "column": "household", "max_rows": 3}
 

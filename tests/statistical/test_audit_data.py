@@ -11,11 +11,11 @@ the counts move as far as the data really moves them, and those mutations are vi
 import numpy as np
 import pyarrow as pa
 import pytest
-from helpers.audit import audit_data
 
 from dprelease.accounting.allocation import allocate
 from dprelease.data.count import count, encode
 from dprelease.plan.parse import parse_plan
+from helpers.audit import audit_data
 
 SAMPLES = 20_000
 

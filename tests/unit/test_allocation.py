@@ -3,13 +3,13 @@
 from fractions import Fraction
 
 import pytest
-from helpers.plans import make_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dprelease.accounting.allocation import allocate
 from dprelease.accounting.composition import advanced_or_basic, exact_sum, zcdp_to_epsilon
 from dprelease.errors import BudgetError, PlanError
+from helpers.plans import make_plan
 
 
 def test_zcdp_optimal_oracle():
@@ -73,9 +73,8 @@ def test_advanced_composition_uses_the_tighter_bound():
 def test_replace_neighbours_double_l1_and_grow_l2_by_root_two():
     raw_plan = make_plan(accounting="pure", delta=None)
     assert allocate(raw_plan).tables[0].sensitivity.l1 == 1
-    from helpers.plans import plan_dict
-
     from dprelease.plan.parse import parse_plan
+    from helpers.plans import plan_dict
 
     raw = plan_dict(accounting="zcdp", rho=0.5, epsilon=None)
     raw["neighbors"] = "replace"

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from dprelease import cli
+from dprelease.data import read as reading
 from helpers.bad_input import (
     CITY_ROWS,
     COLUMNS,
@@ -31,9 +34,6 @@ from helpers.bad_input import (
     write_sheet,
     zip_bomb,
 )
-
-from dprelease import cli
-from dprelease.data import read as reading
 
 
 @dataclass(frozen=True)

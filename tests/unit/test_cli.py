@@ -5,6 +5,7 @@ import subprocess
 import zipfile
 
 import pytest
+
 from helpers.cli import SAMPLE_PLAN, run
 
 

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pyarrow as pa
 import pytest
-from helpers.plans import make_plan, plan_dict
 
 from dprelease.accounting.allocation import allocate
 from dprelease.accounting.composition import zcdp_to_epsilon
@@ -37,6 +36,7 @@ from dprelease.plan.edit import (
 )
 from dprelease.plan.parse import parse_plan
 from dprelease.release.metrics import error_metrics
+from helpers.plans import make_plan, plan_dict
 from ui.table_editor import apply_table_edits
 
 

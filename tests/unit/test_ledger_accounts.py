@@ -11,7 +11,6 @@ from pathlib import Path
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from helpers.plans import plan_dict
 
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.fingerprint import fingerprint_table
@@ -19,6 +18,7 @@ from dprelease.data.read import read_data
 from dprelease.errors import BudgetError
 from dprelease.ledger.store import Ledger, dataset_key
 from dprelease.limits import DELTA_LIMIT
+from helpers.plans import plan_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 A = "a" * 64

@@ -7,11 +7,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers.plans import plan_dict
 
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.ledger.store import Ledger
+from helpers.plans import plan_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = "age,sex,race\n" + "".join(

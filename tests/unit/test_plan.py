@@ -4,10 +4,10 @@ import json
 import re
 
 import pytest
-from helpers.plans import plan_dict
 
 from dprelease.errors import PlanError
 from dprelease.plan.parse import dumps_plan, load_plan, loads_plan, parse_plan, save_plan
+from helpers.plans import plan_dict
 
 
 def problems_of(raw) -> list[str]:

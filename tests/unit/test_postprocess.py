@@ -3,6 +3,10 @@ idempotence, weights, constraints kept by integer rounding, the switches and the
 
 import numpy as np
 import pytest
+
+from dprelease.plan.model import Postprocess
+from dprelease.postprocess.pipeline import STEP_ORDER, postprocess
+from dprelease.postprocess.subtables import Workload, cell_map, shared_key
 from helpers.postprocess import (
     FULL,
     ONLY_CONSISTENT,
@@ -11,10 +15,6 @@ from helpers.postprocess import (
     geo_plan,
     margin,
 )
-
-from dprelease.plan.model import Postprocess
-from dprelease.postprocess.pipeline import STEP_ORDER, postprocess
-from dprelease.postprocess.subtables import Workload, cell_map, shared_key
 
 TREE_COLUMNS = {
     "parent": {"kind": "categorical", "domain": ["P"]},

@@ -4,8 +4,6 @@ import json
 
 import numpy as np
 import pytest
-from helpers.cli import SAMPLE_PLAN, run
-from helpers.postprocess import assert_consistent, children_sum
 
 from dprelease.accounting.allocation import allocate
 from dprelease.data.count import count, load_data
@@ -13,6 +11,8 @@ from dprelease.plan.model import Postprocess
 from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.postprocess.accuracy import TableAccuracy, accuracy_after_postprocessing
 from dprelease.release.draw import draw_preview
+from helpers.cli import SAMPLE_PLAN, run
+from helpers.postprocess import assert_consistent, children_sum
 
 pytestmark = pytest.mark.slow
 SEEDS = (0, 1, 2)

@@ -8,14 +8,14 @@ import zipfile
 
 import numpy as np
 import pytest
-from helpers.cli import SAMPLE_PLAN
-from helpers.plans import plan_dict
 
 from dprelease.data.count import count, load_data
 from dprelease.errors import InternalError, ReleaseError
 from dprelease.plan.parse import load_plan, parse_plan
 from dprelease.release.draw import draw_preview, draw_release
 from dprelease.release.export import csv_safe, release_files, release_zip, write_release
+from helpers.cli import SAMPLE_PLAN
+from helpers.plans import plan_dict
 
 
 @pytest.fixture(scope="module")

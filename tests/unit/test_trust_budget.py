@@ -5,7 +5,6 @@ import math
 from fractions import Fraction
 
 import pytest
-from helpers.plans import make_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
@@ -16,6 +15,7 @@ from dprelease.accounting.precise import _normal_cdf, cks_epsilon_upper, gaussia
 from dprelease.cli import main
 from dprelease.errors import BudgetError, PlanError
 from dprelease.limits import DELTA_LIMIT
+from helpers.plans import make_plan
 
 ISSUE_BUDGETS = [
     {"accounting": "zcdp", "rho": 0.6, "delta": 0.9, "epsilon": None},

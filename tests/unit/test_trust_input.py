@@ -15,7 +15,6 @@ from html import escape
 from pathlib import Path
 
 import pytest
-from helpers.trust_input import ROOT, TAIL, alias_bomb, wide_plan
 
 from dprelease import cli
 from dprelease.data.count import count, load_data
@@ -25,6 +24,7 @@ from dprelease.plan.parse import load_plan, loads_plan, parse_plan
 from dprelease.plan.size import column_size
 from dprelease.release.draw import draw_release
 from dprelease.release.report import report_html
+from helpers.trust_input import ROOT, TAIL, alias_bomb, wide_plan
 
 
 def limited_run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
