@@ -4,7 +4,7 @@ The module map (the one place it is written; the README points here). Dependenci
 inward: each line imports only from lines above it or from its own subpackage.
 
 - errors.py       DPReleaseError (user-fixable, exit 2) and InternalError (a bug)
-- limits.py       every numeric limit (δ, ε, ρ, cells, rows per unit, targets), shared by all
+- limits.py       every numeric limit (δ, ε, ρ, cells, rows per unit, targets, data size, rows)
 - plan/           the release plan as values (contract v1)
     schema          columns and their public domains, bins, geography hierarchy
     table_spec      TableSpec, the privacy unit, sensitivity, budget-number checks
@@ -25,11 +25,14 @@ inward: each line imports only from lines above it or from its own subpackage.
     read            CSV (any common delimiter and encoding), Parquet, Excel into a column table
     count           map values onto domains, count() -> TrueCounts
     coverage        how the data's values fall against the declared domains
-    fingerprint     record fingerprints: the ledger's key for "the same records"
+    fingerprint     record fingerprints: the ledger's key for "the same records" (also as a
+                    FingerprintAccumulator inside an engine's counting pass)
+    engines/        streaming counts (arrow, duckdb, spark) -> CountResult: TrueCounts + report;
+                    source (where the data are), grouped (one GROUPING SETS query), result
 - postprocess/    after the noise, no privacy cost
     subtables       which tables determine which sub-tables (hierarchy included); cell maps
     consistency     weighted least squares under the shared-sum constraints; bounds by active set
-    rounding        controlled rounding that keeps the constraints (HiGHS MILP or sequential)
+    rounding        controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
     pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
     accuracy        RMSE and bias before/after post-processing, by simulation
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
@@ -38,9 +41,16 @@ inward: each line imports only from lines above it or from its own subpackage.
     noise           OpenDP's secure samplers for releases; numpy samplers for previews only
     draw            draw_release (secure) and draw_preview
     report, export  the release as metadata.json, CSV tables and an HTML report
-    publish         charged_release: the one charged flow (read, count, noise, ledger, zip)
+    publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)
+- strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
+                  least-squares error, budget optimisation, select_strategy, choose_accountant,
+                  top-down whole tables. A concern of its own: it plans what to measure, between
+                  accounting/ (which it uses) and the release; not yet wired into allocate()
+- stats/          statistics beyond counts: quantiles, sums, means, domain discovery, sparse
+                  vector; each a spec, a calibration within a budget share, a secure (OpenDP)
+                  and a preview sampler. Its own concern: other queries than tables of counts
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation
 - cli.py          the command line (python -m dprelease)

@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from dprelease.errors import DPReleaseError, one_line, quote
+from dprelease.errors import DPReleaseError, InternalError, one_line, quote
 from dprelease.ldp import command as ldp_command
 from dprelease.ledger import command as ledger_command
+from dprelease.limits import MAX_DATA_MB
 from dprelease.risk import command as risk_command
 
 # Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
@@ -28,6 +29,7 @@ SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
 if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation
     from dprelease.data.count import EncodedData
+    from dprelease.data.engines import CountResult
     from dprelease.plan.model import Plan
     from dprelease.release.draw import Release
     from dprelease.release.publish import Account
@@ -39,9 +41,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"error: {one_line(message)} (see `{self.prog} --help`)\n")
         raise SystemExit(2)
-
-
-MAX_DATA_MB = 2048  # a bigger file is refused before it is read (memory stays bounded)
 
 
 def _whole_number(text: str, unit: str) -> int:
@@ -60,12 +59,54 @@ def _megabytes(text: str) -> int:
     return _whole_number(text, "MB")
 
 
+def _rows(text: str) -> int:
+    return _whole_number(text, "rows")
+
+
 def _max_data_option(parser: argparse.ArgumentParser) -> None:
+    """The data options of `release` and `validate`: size limits and the counting engine."""
+    from dprelease.limits import MAX_ROWS
+
     parser.add_argument(
         "--max-data-mb",
         type=_megabytes,
         default=MAX_DATA_MB,
-        help=f"refuse a data file larger than this many MB (default {MAX_DATA_MB})",
+        help=f"refuse data larger than this many MB on disk or decoded (default {MAX_DATA_MB})",
+    )
+    parser.add_argument(
+        "--max-rows",
+        type=_rows,
+        default=MAX_ROWS,
+        help=f"refuse data with more rows, counted from metadata first (default {MAX_ROWS:,})",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "arrow", "duckdb", "spark"),
+        default="auto",
+        help="what counts the data: auto (default), arrow, duckdb or spark (see the README)",
+    )
+    parser.add_argument(
+        "--spark-master", metavar="URL", help="Spark master for --engine spark (default local[*])"
+    )
+
+
+def _count(
+    args: argparse.Namespace, source: Path | str, plan: Plan, *, fingerprint: bool = False
+) -> CountResult:
+    """The true counts and data report from the chosen engine; with `fingerprint`, the same
+    pass also fingerprints every record for the ledger (no second read of the data)."""
+    from dprelease.data.engines import count_data
+    from dprelease.data.fingerprint import FingerprintAccumulator
+    from dprelease.data.read import SizeLimits
+
+    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
+    return count_data(
+        source,
+        plan,
+        engine=args.engine,
+        spark_master=args.spark_master,
+        limits=limits,
+        new_accumulator=FingerprintAccumulator if fingerprint else None,
     )
 
 
@@ -168,7 +209,7 @@ def _summary_text(allocation: Allocation) -> str:
     return head + "\n".join(lines) + "\n" + advice
 
 
-def _print_data_report(encoded: EncodedData, plan: Plan) -> None:
+def _print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
     """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
     from dprelease.accounting.allocation import delta_advice
 
@@ -193,7 +234,7 @@ def _data_source(plan: Plan, data: str | None) -> Path:
     if path is None:
         raise DataError("No data file: give --data FILE or set `data:` in the plan.")
     if path.is_dir():
-        raise DataError(f"Data path '{path}' is a folder; give a data file.")
+        return path  # a folder of Parquet parts (Spark, Hive); the engines check it
     if not path.is_file():
         raise DataError(f"Data file '{path}' does not exist.")
     return path
@@ -212,7 +253,6 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 def _cmd_release(args: argparse.Namespace) -> int:
     from dprelease.accounting.allocation import allocate
-    from dprelease.data.count import count, load_data
     from dprelease.release.draw import draw_release
     from dprelease.release.export import check_output_path, write_release
     from dprelease.release.noise import warm_up
@@ -223,12 +263,18 @@ def _cmd_release(args: argparse.Namespace) -> int:
     source = _data_source(plan, args.data)
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
-    account = _ledger_account(args, source, plan, allocation)  # before drawing anything
-    encoded = load_data(source, plan, max_bytes=args.max_data_mb * 1_000_000)
-    if account is None:
-        release = draw_release(plan, count(encoded, plan), allocation)
+    if args.ledger is None and args.cap is not None:
+        from dprelease.errors import BudgetError
+
+        raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
+    # One pass counts the tables and, with a ledger, fingerprints every record for its key.
+    encoded = _count(args, source, plan, fingerprint=args.ledger is not None)
+    if args.ledger is None:
+        release = draw_release(plan, encoded.counts, allocation)
         write_release(release, out)
+        account = None
     else:
+        account = _ledger_account(args, source, plan, allocation, encoded)  # before any noise
         release = _charged_release(args, account, plan, encoded, allocation, out)
     _print_data_report(encoded, plan)  # after success, so that an error stays one line
     if account is not None:
@@ -245,24 +291,24 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
 
 def _ledger_account(
-    args: argparse.Namespace, source: Path, plan: Plan, allocation: Allocation
-) -> Account | None:
-    """With --ledger: the account of this data's records (fingerprint of the parsed records,
-    the plan's `dataset:` name), its cap set and checked (no lock yet)."""
-    if args.ledger is None:
-        if args.cap is not None:
-            from dprelease.errors import BudgetError
-
-            raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
-        return None
-    from dprelease.data.fingerprint import fingerprint_table
-    from dprelease.data.read import read_data
+    args: argparse.Namespace,
+    source: Path,
+    plan: Plan,
+    allocation: Allocation,
+    counted: CountResult,
+) -> Account:
+    """The ledger account of this data's records (the fingerprint the counting pass made, the
+    plan's `dataset:` name), its cap set and checked (no lock yet)."""
+    from dprelease.data.fingerprint import FingerprintAccumulator
     from dprelease.ledger.store import Ledger, dataset_key_of_file, default_ledger_path
     from dprelease.release.publish import Account
 
+    if not isinstance(counted.accumulator, FingerprintAccumulator):
+        raise InternalError("the counting pass made no fingerprint for the ledger")
     ledger = Ledger(args.ledger or default_ledger_path())
-    records = fingerprint_table(read_data(source, max_bytes=args.max_data_mb * 1_000_000))
-    account = Account(ledger, records.key(), plan.dataset, dataset_key_of_file(source))
+    # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
+    legacy = dataset_key_of_file(source) if source.is_file() else None
+    account = Account(ledger, counted.accumulator.fingerprint.key(), plan.dataset, legacy)
     resolved = ledger.account(account.records, account.name, account.legacy)
     if resolved.notice:
         sys.stderr.write(f"ledger: note: {resolved.notice}\n")
@@ -276,7 +322,7 @@ def _charged_release(
     args: argparse.Namespace,
     account: Account,
     plan: Plan,
-    encoded: EncodedData,
+    counted: CountResult,
     allocation: Allocation,
     out: Path,
 ) -> Release:
@@ -289,7 +335,7 @@ def _charged_release(
     published = charged_release(
         plan,
         allocation,
-        encoded,
+        counted.counts,
         account,
         release_id=secrets.token_hex(16),  # one per run: a rerun is a new release, charged anew
         label=f"{Path(args.plan).name} ({allocation.accounting})",
@@ -328,11 +374,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     source = args.data or plan.data
     if source is not None:
-        from dprelease.data.count import load_data
-
-        source_path = _data_source(plan, args.data)
-        encoded = load_data(source_path, plan, max_bytes=args.max_data_mb * 1_000_000)
-        _print_data_report(encoded, plan)
+        _print_data_report(_count(args, _data_source(plan, args.data), plan), plan)
     print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
     return 0
 

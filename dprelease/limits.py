@@ -43,3 +43,19 @@ MAX_ROWS_PER_UNIT = 10_000
 
 TARGET_LIMIT = 1e9
 """The largest accuracy target: a margin of error beyond a billion people asks for no accuracy."""
+
+# --- data size (issue 11, part 4): checked from file metadata before anything is decoded ---
+
+MAX_DATA_MB = 2048
+"""The largest data a command reads, in MB (10^6 bytes), by default: the larger of the bytes on
+disk and the decoded size the file's metadata announces (Parquet rows × columns × 8 bytes;
+xlsx cells × their shared strings' length). `--max-data-mb` sets another limit."""
+
+MAX_ROWS = 100_000_000
+"""The most rows a command reads by default, counted from metadata before reading (Parquet
+row groups, the xlsx sheet's rows) and while streaming (CSV). `--max-rows` sets another
+limit: a census of 330 M persons passes `--max-rows 400000000`."""
+
+DECODED_BYTES_PER_VALUE = 8
+"""The least a decoded value costs in memory (a float64 or an offset + index): the lower
+bound of a Parquet file's decoded size is rows × columns read × this."""

@@ -38,6 +38,13 @@ with left:
         help="Checked against the upload limit before it is read. It stays in this browser "
         "session only.",
     )
+    st.caption(
+        "Larger data (over the 200 MB upload limit, up to a national census): make the plan "
+        "here without data, save it, and count where the data live with "
+        "`python -m dprelease release plan.yaml --data DATA --engine duckdb` (or "
+        "`--engine spark --spark-master URL` on a cluster). This page never reads a path "
+        "typed into it."
+    )
 with right:
     st.write("")
     if st.button("Use the bundled sample", key="use_sample", disabled=ws.upload.is_sample):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dprelease.data.count import load_data
+from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
 from dprelease.plan.parse import DATASET_NAME_RULE
@@ -138,10 +138,11 @@ if result is None:
         try:
             show_progress(0.1, "Reading and encoding the data…")
             encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+            show_progress(0.4, "Counting every table…")
             published = charged_release(
                 plan,
                 allocation,
-                encoded,
+                count(encoded, plan),
                 account,
                 release_id=ws.attempt_id,
                 label=f"{len(allocation.tables)} tables from {ws.upload.name}",

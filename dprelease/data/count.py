@@ -182,18 +182,51 @@ def encode(table: pa.Table, plan: Plan, *, rng: np.random.Generator | None = Non
         found = len(_needed(plan)) - len(missing)
         raise DataError(missing_columns_message(missing, table.column_names, PLAN_USES, found))
     keep = _unit_cap(table, plan.unit, rng)
-    codes: dict[str, np.ndarray] = {}
-    reports: list[ColumnReport] = []
-    for name in plan.used_columns:
-        column = plan.schema[name]
-        if isinstance(column, CategoricalColumn):
-            codes[name], report = _encode_categorical(table.column(name), column, keep)
-        else:
-            codes[name], report = _encode_numeric(table.column(name), column, keep)
-        codes[name].setflags(write=False)
-        reports.append(report)
+    codes, reports = encode_columns(table, plan, plan.used_columns, keep=keep)
     dropped = 0 if keep is None else table.num_rows - int(np.count_nonzero(keep))
     return EncodedData(MappingProxyType(codes), DataReport(table.num_rows, dropped, tuple(reports)))
+
+
+def encode_columns(
+    table: pa.Table,
+    plan: Plan,
+    names: Sequence[str],
+    *,
+    keep: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
+) -> tuple[dict[str, np.ndarray], list[ColumnReport]]:
+    """Domain codes and reports of `names`, over the rows in `keep` (None: all).
+
+    With `weights`, row i stands for weights[i] rows (the distinct values an engine grouped
+    and counted): the reports add weights instead of counting rows.
+    """
+    codes: dict[str, np.ndarray] = {}
+    reports: list[ColumnReport] = []
+    for name in names:
+        column = plan.schema[name]
+        if isinstance(column, CategoricalColumn):
+            codes[name], report = _encode_categorical(table.column(name), column, keep, weights)
+        else:
+            codes[name], report = _encode_numeric(table.column(name), column, keep, weights)
+        codes[name].setflags(write=False)
+        reports.append(report)
+    return codes, reports
+
+
+def merge_reports(reports: Sequence[DataReport]) -> DataReport:
+    """One report for data counted in parts (batches): every figure is a sum."""
+    if not reports:
+        raise InternalError("no data report to merge")
+    fields = ("rows", "rows_to_other", "rows_left_out", "rows_clamped")
+    columns = tuple(
+        dataclasses.replace(parts[0], **{f: sum(getattr(p, f) for p in parts) for f in fields})
+        for parts in zip(*(r.columns for r in reports), strict=True)
+    )
+    return DataReport(
+        rows_read=sum(r.rows_read for r in reports),
+        rows_dropped_by_unit_cap=sum(r.rows_dropped_by_unit_cap for r in reports),
+        columns=columns,
+    )
 
 
 def _needed(plan: Plan) -> list[str]:
@@ -211,7 +244,10 @@ def _code_dtype(size: int) -> type[np.signedinteger]:
 
 
 def _encode_categorical(
-    values: pa.ChunkedArray, column: CategoricalColumn, keep: np.ndarray | None
+    values: pa.ChunkedArray,
+    column: CategoricalColumn,
+    keep: np.ndarray | None,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ColumnReport]:
     """Codes via the column's own text matching, applied once per distinct text."""
     texts, indices = dictionary_parts(values, column.name)
@@ -220,7 +256,7 @@ def _encode_categorical(
     other = column.other_code
     # One lookup slot per distinct text, and a last one for missing (null) values.
     lookup = np.append(column.codes_for_texts(texts), other).astype(_code_dtype(column.size))
-    rows_per_slot = np.bincount(indices, minlength=len(lookup))
+    rows_per_slot = _bincount(indices, weights, len(lookup))
     to_other = np.zeros(len(lookup), dtype=bool)
     if other != MISSING_CODE:
         # Which texts that got the other code are outside the domain, not the other label itself?
@@ -233,7 +269,7 @@ def _encode_categorical(
     report = ColumnReport(
         name=column.name,
         kind="categorical",
-        rows=len(indices),
+        rows=int(rows_per_slot.sum()),
         rows_to_other=int(rows_per_slot[to_other].sum()),
         rows_left_out=int(rows_per_slot[lookup == MISSING_CODE].sum()),
     )
@@ -241,21 +277,34 @@ def _encode_categorical(
 
 
 def _encode_numeric(
-    values: pa.ChunkedArray, column: NumericColumn, keep: np.ndarray | None
+    values: pa.ChunkedArray,
+    column: NumericColumn,
+    keep: np.ndarray | None,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ColumnReport]:
     """Bin codes via the column's own bins; NaN (missing, not a number) is left out."""
     numbers = float_values(values, column.name)
     if keep is not None:
         numbers = numbers[keep]
     codes, clamped = column.codes_for_values(numbers)
+    # slot 0: in a bin, 1: clamped, 2: left out (NaN)
+    slots = np.where(codes == MISSING_CODE, 2, clamped.astype(np.int8))
+    rows_per_slot = _bincount(slots, weights, 3)
     report = ColumnReport(
         name=column.name,
         kind="numeric",
-        rows=len(numbers),
-        rows_left_out=int(np.count_nonzero(codes == MISSING_CODE)),
-        rows_clamped=int(np.count_nonzero(clamped)),
+        rows=int(rows_per_slot.sum()),
+        rows_left_out=int(rows_per_slot[2]),
+        rows_clamped=int(rows_per_slot[1]),
     )
     return codes.astype(_code_dtype(column.size)), report
+
+
+def _bincount(slots: np.ndarray, weights: np.ndarray | None, size: int) -> np.ndarray:
+    """Rows per slot: a plain count, or the sum of the rows' weights (exact below 2^53)."""
+    if weights is None:
+        return np.bincount(slots, minlength=size)
+    return np.rint(np.bincount(slots, weights=weights, minlength=size)).astype(np.int64)
 
 
 def _unit_cap(table: pa.Table, unit: Unit, rng: np.random.Generator | None) -> np.ndarray | None:

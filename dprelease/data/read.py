@@ -20,13 +20,14 @@ import zipfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from dprelease.errors import DataError, quote
+from dprelease.limits import DECODED_BYTES_PER_VALUE, MAX_DATA_MB, MAX_ROWS
 from dprelease.plan.model import did_you_mean
 
 Format = Literal["csv", "parquet", "excel"]
@@ -96,30 +97,64 @@ def read_data(
     filename: str | None = None,
     columns: Sequence[str] | None = None,
     numeric: Collection[str] = (),
-    max_bytes: int | None = None,
+    max_bytes: int | None = MAX_DATA_MB * 1_000_000,
+    max_rows: int | None = MAX_ROWS,
 ) -> pa.Table:
     """Read `columns` (default all, plus those in `numeric`) of a CSV, Parquet or Excel file.
 
     The format comes from the extension of `filename` (default: the path's name); bytes
     without a name are recognised by their signature. Text columns are dictionary-encoded
     strings; `numeric` columns are float64 (null or NaN where missing, NaN where not a number).
-    A file larger than `max_bytes` is refused before anything is parsed.
+    A file larger than `max_bytes` on disk, or whose metadata announce more decoded bytes or
+    more than `max_rows` rows (a decompression bomb), is refused before anything is decoded.
     """
     _check_size(source, filename, max_bytes)
+    limits = SizeLimits(max_bytes, max_rows)
     head, name, where = _open(source, filename)
     fmt = _detect_format(head, name, where)
     try:
         if fmt == "csv":
             table = _read_csv(source, head, where, columns, numeric)
         elif fmt == "parquet":
-            table = _read_parquet(source, where, columns, numeric)
+            table = _read_parquet(source, where, columns, numeric, limits)
         else:
-            table = _read_excel(source, where, columns, numeric)
+            table = _read_excel(source, where, columns, numeric, limits)
     except pa.ArrowException:  # a safety net: pyarrow's messages may quote record values
         raise DataError(f"{where} could not be read as {fmt}; check the file.") from None
     if table.num_rows == 0:
         raise DataError(f"{where} has column names but no rows of data; give at least one row.")
+    limits.check(where, rows=table.num_rows)  # CSV: bytes on disk are the decoded size
     return table
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """The decoded size a read may reach: bytes and rows (None: no limit).
+
+    Checked against what a file's metadata announce before it is decoded (a Parquet file of
+    300 M constant rows is 1.9 MB on disk), and against the rows seen while streaming.
+    """
+
+    max_bytes: int | None = MAX_DATA_MB * 1_000_000
+    max_rows: int | None = MAX_ROWS
+
+    def check(self, where: str, *, rows: int = 0, decoded_bytes: int = 0) -> None:
+        if self.max_rows is not None and rows > self.max_rows:
+            raise DataError(
+                f"{where} has more than {self.max_rows:,} rows ({rows:,} announced or read so "
+                "far), the row limit; raise it with --max-rows if the data are really that large."
+            )
+        if self.max_bytes is not None and decoded_bytes > self.max_bytes:
+            raise DataError(
+                f"{where} decodes to at least {decoded_bytes / 1e6:,.0f} MB, more than the "
+                f"limit of {self.max_bytes / 1e6:,.0f} MB (a small file can unpack to much "
+                "more); raise the limit with --max-data-mb if the data are really that large."
+            )
+
+    def check_parquet(self, where: str, metadata: Any, columns: int) -> None:
+        """Rows from the row groups, decoded bytes at least rows × columns × 8."""
+        rows = int(metadata.num_rows)
+        self.check(where, rows=rows, decoded_bytes=rows * columns * DECODED_BYTES_PER_VALUE)
 
 
 # --- shared: column selection and conversion to numpy without pandas -------------------------
@@ -312,6 +347,25 @@ def _read_csv(
     numeric: Collection[str],
 ) -> pa.Table:
     """Sniff encoding, delimiter and header from the first lines, then let pyarrow read it all."""
+    encodings, delimiter, header = csv_layout(head, where)
+    wanted = _select(header, columns, numeric)
+    include = tuple(wanted or header[:1])  # pyarrow reads every column when given none
+    as_float = [n for n in include if n in numeric]
+    for encoding in encodings:
+        csv_file = _CsvFile(source, encoding, delimiter, include, one_column=len(header) == 1)
+        try:
+            return csv_file.read_with_numbers(as_float, where).select(wanted)
+        except UnicodeDecodeError:
+            continue  # transcoding failed: try the next encoding
+        except pa.ArrowException as error:
+            if "invalid UTF8" in str(error):
+                continue
+            raise csv_file.error(str(error), where) from None
+    raise DataError(f"{where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8.")
+
+
+def csv_layout(head: bytes, where: str) -> tuple[tuple[str, ...], str, list[str]]:
+    """The encodings to try, the delimiter and the header, sniffed from the first lines."""
     complete = len(head) < HEAD_BYTES
     if not complete and b"\n" not in head and b"\r" not in head:
         raise DataError(
@@ -329,20 +383,7 @@ def _read_csv(
         ) from None
     if not sample.strip() or not header:
         raise DataError(f"{where} is empty; give a file with a header and rows.")
-    wanted = _select(header, columns, numeric)
-    include = tuple(wanted or header[:1])  # pyarrow reads every column when given none
-    as_float = [n for n in include if n in numeric]
-    for encoding in encodings:
-        csv_file = _CsvFile(source, encoding, delimiter, include, one_column=len(header) == 1)
-        try:
-            return csv_file.read_with_numbers(as_float, where).select(wanted)
-        except UnicodeDecodeError:
-            continue  # transcoding failed: try the next encoding
-        except pa.ArrowException as error:
-            if "invalid UTF8" in str(error):
-                continue
-            raise csv_file.error(str(error), where) from None
-    raise DataError(f"{where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8.")
+    return encodings, delimiter, header
 
 
 def _sample_text(head: bytes, complete: bool) -> tuple[tuple[str, ...], str]:
@@ -404,6 +445,15 @@ class _CsvFile:
     def read(self, as_float: Collection[str] = (), invalid_row_handler: Any = None) -> pa.Table:
         """One multithreaded pyarrow read; text is never turned into nulls."""
         data = pa.py_buffer(self.source) if isinstance(self.source, bytes) else str(self.source)
+        options = self._options(as_float, invalid_row_handler)
+        return pacsv.read_csv(data, **options)
+
+    def stream(self) -> Iterator[pa.RecordBatch]:
+        """The same read as record batches of about `block_size` bytes, every column as text."""
+        data = pa.py_buffer(self.source) if isinstance(self.source, bytes) else str(self.source)
+        yield from pacsv.open_csv(data, **self._options((), None))
+
+    def _options(self, as_float: Collection[str], invalid_row_handler: Any) -> dict[str, Any]:
         read = pacsv.ReadOptions(encoding=self.encoding, use_threads=invalid_row_handler is None)
         if self.block_size is not None:
             read.block_size = self.block_size
@@ -420,7 +470,7 @@ class _CsvFile:
             quoted_strings_can_be_null=False,
             null_values=NULL_NUMBERS,
         )
-        return pacsv.read_csv(data, read_options=read, parse_options=parse, convert_options=convert)
+        return {"read_options": read, "parse_options": parse, "convert_options": convert}
 
     def read_with_numbers(self, as_float: Collection[str], where: str) -> pa.Table:
         """Numeric columns as float64; if one has text, read them as text and parse each value.
@@ -478,7 +528,11 @@ class _CsvFile:
 
 
 def _read_parquet(
-    source: str | Path | bytes, where: str, columns: Sequence[str] | None, numeric: Collection[str]
+    source: str | Path | bytes,
+    where: str,
+    columns: Sequence[str] | None,
+    numeric: Collection[str],
+    limits: SizeLimits,
 ) -> pa.Table:
     """Parquet keeps its types: text columns are cast to text, numeric ones to float64."""
     import pyarrow.parquet as pq
@@ -488,6 +542,7 @@ def _read_parquet(
             pa.BufferReader(source) if isinstance(source, bytes) else str(source)
         )
         wanted = _select(handle.schema_arrow.names, columns, numeric)
+        limits.check_parquet(where, handle.metadata, max(1, len(wanted)))
         table = handle.read(columns=wanted)
     except (pa.ArrowException, OSError):
         raise DataError(f"{where} is not a readable Parquet file.") from None
@@ -504,7 +559,11 @@ def _read_parquet(
 
 
 def _read_excel(
-    source: str | Path | bytes, where: str, columns: Sequence[str] | None, numeric: Collection[str]
+    source: str | Path | bytes,
+    where: str,
+    columns: Sequence[str] | None,
+    numeric: Collection[str],
+    limits: SizeLimits,
 ) -> pa.Table:
     """The first worksheet, every cell as the text it shows; refuses zip bombs first."""
     import openpyxl
@@ -526,13 +585,45 @@ def _read_excel(
     except Exception:  # openpyxl raises many types (KeyError, XML errors, ...) on bad files
         raise unreadable from None
     try:
-        return _excel_table(book.worksheets[0].iter_rows(values_only=True), columns, numeric)
+        sheet = book.worksheets[0]
+        with zipfile.ZipFile(handle) as archive, archive.open(sheet._worksheet_path) as xml:
+            limits.check(where, rows=sheet.max_row or 0)  # the sheet's <dimension>, if any
+            rows, decoded = excel_decoded_size(xml, [len(s) for s in sheet._shared_strings])
+        limits.check(where, rows=rows, decoded_bytes=decoded)
+        return _excel_table(sheet.iter_rows(values_only=True), columns, numeric)
     except DataError:
         raise
     except Exception:  # as above: a malformed sheet fails in many ways while streaming
         raise unreadable from None
     finally:
         book.close()
+
+
+def excel_decoded_size(sheet_xml: IO[bytes], shared_lengths: Sequence[int]) -> tuple[int, int]:
+    """The rows of a worksheet and the bytes its cells decode to, from one streaming XML pass.
+
+    A cell of type "s" holds an index into the shared strings, so a few KB of XML can stand
+    for gigabytes of text (the shared-string bomb): each such cell costs its string's length.
+    Rows are the highest row number, because missing rows are filled in as empty ones. Every
+    cell costs at least DECODED_BYTES_PER_VALUE.
+    """
+    from xml.etree.ElementTree import iterparse
+
+    rows = decoded = 0
+    for _, element in iterparse(sheet_xml):
+        tag = element.tag.rsplit("}", 1)[-1]
+        if tag == "c":
+            value = next((e.text for e in element if e.tag.endswith("}v")), None) or ""
+            length = len(value)
+            if element.get("t") == "s" and value.isdigit() and int(value) < len(shared_lengths):
+                length = shared_lengths[int(value)]
+            decoded += max(length, DECODED_BYTES_PER_VALUE)
+            element.clear()
+        elif tag == "row":
+            number = element.get("r")
+            rows = max(rows + 1, int(number)) if number and number.isdigit() else rows + 1
+            element.clear()
+    return rows, decoded
 
 
 def _excel_table(

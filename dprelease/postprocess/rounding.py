@@ -140,6 +140,10 @@ def _round_matching(
         found = _largest_remainder(values, sums[0][0], sums[0][1], upper)
         if found is not None:
             return found
+    if len(sums) == 2:
+        found = _round_two_sums(values, sums, lower, upper)
+        if found is not None:
+            return found
     from scipy import sparse
 
     matrix = sparse.vstack([_sum_matrix(g, t.size) for g, t in sums]).tocsr()
@@ -150,6 +154,77 @@ def _round_matching(
         if found is not None:
             return found
     raise InternalError("controlled rounding found no integer table matching its sub-tables")
+
+
+def _round_two_sums(
+    values: np.ndarray,
+    sums: list[tuple[np.ndarray, np.ndarray]],
+    lower: np.ndarray,
+    upper: np.ndarray,
+) -> np.ndarray | None:
+    """Two sums to match (county totals and state×age×sex×race): a linear program suffices.
+
+    Every cell lies in one group of each sum, so the constraint matrix is the incidence
+    matrix of a bipartite graph, which is totally unimodular: with integer bounds ⌊x⌋, ⌊x⌋+1
+    and integer targets, every vertex of the LP is whole (two-way controlled rounding always
+    exists, Bacharach 1966). The graph falls apart into independent blocks (one per state
+    for county × age × sex × race), each a small LP for HiGHS's dual simplex, which returns
+    a vertex. None if a block fails, and the caller falls back to the MILP.
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+    from scipy.sparse.csgraph import connected_components
+
+    (first, first_targets), (second, second_targets) = sums
+    nodes = first_targets.size + second_targets.size
+    ones = np.ones(values.size)
+    graph = sparse.csr_matrix((ones, (first, first_targets.size + second)), shape=(nodes, nodes))
+    _, labels = connected_components(graph, directed=False)
+    block_of_cell = labels[first]
+    floor = _floor(values)
+    low = np.maximum(np.ceil(lower - SNAP), floor)
+    high = np.minimum(np.floor(upper + SNAP), floor + 1)
+    if np.any(low > high):
+        return None
+    cost = 1 - 2 * (values - floor)  # |z − x| on [⌊x⌋, ⌊x⌋+1] is linear in z
+    # Zero-restricted: a whole value (most cells: zeros after non-negativity) keeps its value;
+    # a two-way rounding that does so exists (Bacharach), and it shrinks each LP many times.
+    whole_value = np.abs(values - np.rint(values)) <= SNAP
+    rounded = np.where(whole_value, np.clip(np.rint(values), low, high), np.nan)
+    first_left = first_targets - np.bincount(
+        first[whole_value], weights=rounded[whole_value], minlength=first_targets.size
+    )
+    second_left = second_targets - np.bincount(
+        second[whole_value], weights=rounded[whole_value], minlength=second_targets.size
+    )
+    free = np.flatnonzero(~whole_value)
+    order = free[np.argsort(block_of_cell[free], kind="stable")]
+    bounds = np.flatnonzero(np.diff(block_of_cell[order])) + 1
+    for cells in np.split(order, bounds) if order.size else []:
+        rows_a, group_a = np.unique(first[cells], return_inverse=True)
+        rows_b, group_b = np.unique(second[cells], return_inverse=True)
+        matrix = sparse.vstack(
+            [_sum_matrix(group_a, rows_a.size), _sum_matrix(group_b, rows_b.size)]
+        ).tocsr()
+        rhs = np.concatenate([first_left[rows_a], second_left[rows_b]])
+        result = linprog(
+            cost[cells],
+            A_eq=matrix,
+            b_eq=rhs,
+            bounds=np.column_stack([low[cells], high[cells]]),
+            method="highs-ds",
+        )
+        if result.x is None:
+            return None
+        whole = np.rint(result.x)
+        if not np.array_equal(matrix @ whole, rhs) or np.abs(whole - result.x).max() > 1e-6:
+            return None
+        rounded[cells] = whole
+    # groups with no free cell must already hold their targets
+    for group, targets in sums:
+        if not np.array_equal(np.bincount(group, weights=rounded, minlength=targets.size), targets):
+            return None
+    return rounded
 
 
 def _aggregate(group: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:

@@ -23,7 +23,7 @@ from dprelease.plan.table_spec import Sensitivity
 
 
 @functools.cache
-def _opendp_prelude() -> Any:
+def opendp_prelude() -> Any:
     """OpenDP, imported on first use (it is only needed when a release is drawn)."""
     import opendp.prelude as dp
 
@@ -33,7 +33,7 @@ def _opendp_prelude() -> Any:
 
 def warm_up() -> None:
     """Import OpenDP now (e.g. in a thread while the data are read): saves start-up time."""
-    _opendp_prelude()
+    opendp_prelude()
 
 
 def _check_privacy_map(measurement: Any, noise: Noise, sens: Sensitivity) -> None:
@@ -51,7 +51,7 @@ def secure_noisy_counts(
     true_counts: np.ndarray, noise: Noise, l1: int, l2_squared: int
 ) -> np.ndarray:
     """Counts plus fresh noise from OpenDP's secure sampler (int64, or float64 for Gaussian)."""
-    measurement = noise.kind.measurement(_opendp_prelude(), noise.scale)
+    measurement = noise.kind.measurement(opendp_prelude(), noise.scale)
     _check_privacy_map(measurement, noise, Sensitivity(l1=l1, l2_squared=l2_squared))
     if noise.kind.integer:
         noisy = measurement(true_counts.astype(np.int64).tolist())

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dprelease.accounting.allocation import Allocation
-from dprelease.data.count import EncodedData, count
+from dprelease.data.count import TrueCounts
 from dprelease.errors import ReleaseError
 from dprelease.ledger.store import Ledger, LedgerEntry
 from dprelease.plan.model import Plan
@@ -60,14 +60,17 @@ def _quiet(fraction: float, message: str) -> None:
 def charged_release(
     plan: Plan,
     allocation: Allocation,
-    encoded: EncodedData,
+    true_counts: TrueCounts,
     account: Account,
     *,
     release_id: str,
     label: str,
     progress: Progress = _quiet,
 ) -> Published:
-    """Count, draw and build the release inside the ledger's charge; return after the commit.
+    """Draw and build the release inside the ledger's charge; return after the commit.
+
+    The true counts may be made before (the CLI's engines count in one pass with the ledger's
+    fingerprint): counting spends nothing; the noise is drawn only inside the charge.
 
     Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
     tables = [t.name for t in allocation.tables]
@@ -80,8 +83,6 @@ def charged_release(
         name=account.name,
         legacy=account.legacy,
     ) as entry:
-        progress(0.4, "Counting every table…")
-        true_counts = count(encoded, plan)
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
         release = draw_release(plan, true_counts, allocation)
         progress(0.85, "Building tables, metadata and report (in memory)…")

@@ -1,4 +1,4 @@
-"""Privacy audits of every mechanism as the release draws it (method: dprelease/audit.py).
+"""Privacy audits of every mechanism as the release draws it (method: tests/helpers/audit.py).
 
 Each audit draws from OpenDP's secure sampler on neighbouring counts at the table's real
 sensitivity and must (1) find no violation of the claimed privacy (false alarm < 1e-6 by

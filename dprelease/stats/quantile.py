@@ -1,0 +1,255 @@
+"""Quantiles by the exponential mechanism over a public grid of candidates.
+
+Utility of a candidate c for the q-quantile of a group's values x (Smith 2011; OpenDP's
+`make_quantile_score_candidates`):
+
+    u(c) = −|(1 − q)·#{x < c} − q·#{x > c}|
+
+which is −|rank(c) − q·n| with rank(c) = #{x < c} whenever no value equals c, and is 0 at the
+true quantile when values tie there. Its sensitivity, for d rows gained or lost by a group:
+
+    Δ = d · max(q, 1 − q)
+
+(one added row moves #{x < c} or #{x > c} by 1), so d = m under add/remove (Δ ≤ m, m/2 for the
+median) and d = 2m under replace, where a unit's rows leave one group and join another (for
+a replacement within a group the sized analysis gives Δ = m, never more than 2m·max(q, 1 − q)).
+Rows of one unit spread over several groups only lower the sum over groups (parallel
+composition: ε is linear in d, ρ quadratic).
+
+The mechanism picks c with probability ∝ exp(u(c)/s) (Gumbel-max with scale s):
+
+- ε-DP with ε = 2Δ/s (McSherry & Talwar 2007; seed 002): the budget of pure, approx (δ = 0)
+  and advanced accounting;
+- ε-bounded range, hence ρ = ε²/8 = Δ²/(2s²) zCDP (Cesar & Rogers 2021): the zcdp budget.
+
+k quantiles of one column split the share equally (basic composition; ρ adds under zCDP) and
+are sorted afterwards (post-processing), so they never cross.
+
+Release: OpenDP's `make_private_quantile` with the zCDP measure, i.e. its noisy max with
+Gumbel noise, which samples exactly this distribution with its secure exact samplers; its own
+privacy map is checked against ours before it draws. Preview: numpy Gumbel-max.
+
+Accuracy: on given data (CONFIDENTIAL, preview only) the output distribution is known exactly,
+so the margin of error in rank and in value is read off it. Without data (the planner):
+P(rank error > best + s·ln(K/α)) ≤ α for K candidates (the exponential mechanism's utility
+theorem, Dwork & Roth Thm 3.11 with 2Δ/ε = s); "best" is the smallest rank error any grid
+candidate has (≤ the number of ties at the true quantile; 0 for continuous data).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from dprelease.accounting.composition import round_up
+from dprelease.errors import InternalError
+from dprelease.release.noise import opendp_prelude
+from dprelease.stats.budget import Share, StatContext
+from dprelease.stats.data import StatData
+from dprelease.stats.spec import QuantileSpec
+
+MECHANISM = "exponential"
+_SCALE_STEPS = 64
+
+
+def candidates(spec: QuantileSpec) -> np.ndarray:
+    """The public grid lo, lo + step, …, up to hi (hi itself when it is on the grid)."""
+    count = math.floor((spec.hi - spec.lo) / spec.grid_step * (1 + 1e-12)) + 1
+    return spec.lo + spec.grid_step * np.arange(count, dtype=np.float64)
+
+
+def score_sensitivity(q: Fraction, ctx: StatContext) -> Fraction:
+    """Δ = d·max(q, 1 − q), d = m (add/remove) or 2m (replace); exact."""
+    return ctx.symmetric_distance * max(q, 1 - q)
+
+
+def pure_epsilon(scale: float, sensitivity: Fraction) -> Fraction:
+    """ε = 2Δ/s, exactly."""
+    return 2 * sensitivity / Fraction(scale)
+
+
+def zcdp_rho(scale: float, sensitivity: Fraction) -> Fraction:
+    """ρ = ε²/8 = Δ²/(2s²), exactly (bounded-range analysis)."""
+    return sensitivity**2 / (2 * Fraction(scale) ** 2)
+
+
+def _scale_for(share: Share, sensitivity: Fraction) -> float:
+    """Smallest float s (found, then nudged up) whose exact cost fits the share."""
+    if share.accounting == "zcdp":
+        assert share.rho is not None
+        budget = Fraction(share.rho)
+        scale = float(sensitivity) / math.sqrt(2 * share.rho)
+
+        def fits(s: float) -> bool:
+            return zcdp_rho(s, sensitivity) <= budget
+
+    else:
+        assert share.epsilon is not None
+        budget = Fraction(share.epsilon)
+        scale = 2 * float(sensitivity) / share.epsilon
+
+        def fits(s: float) -> bool:
+            return pure_epsilon(s, sensitivity) <= budget
+
+    for _ in range(_SCALE_STEPS):
+        if fits(scale):
+            return scale
+        scale = math.nextafter(scale, math.inf)
+    raise InternalError("could not round a quantile scale up to its budget")
+
+
+@dataclass(frozen=True)
+class QuantileMechanism:
+    """Everything public about one quantile statistic: grid, scales, cost."""
+
+    spec: QuantileSpec
+    context: StatContext
+    scales: tuple[float, ...]  # Gumbel scale s_j per quantile, in utility units
+    cost: Share
+
+    @property
+    def sensitivities(self) -> tuple[Fraction, ...]:
+        return tuple(score_sensitivity(q, self.context) for q in self.spec.quantiles)
+
+    @property
+    def epsilons(self) -> tuple[Fraction, ...]:
+        """The pure ε each quantile's draw satisfies (2Δ_j/s_j)."""
+        pairs = zip(self.scales, self.sensitivities, strict=True)
+        return tuple(pure_epsilon(s, d) for s, d in pairs)
+
+    def grid(self) -> np.ndarray:
+        return candidates(self.spec)
+
+    def rank_moe_bound(self, alpha: float) -> tuple[float, ...]:
+        """Data-free: rank error beyond the best candidate's, per quantile, at 1 − α."""
+        size = self.grid().size
+        return tuple(s * math.log(size / alpha) for s in self.scales)
+
+
+def calibrate_quantile(spec: QuantileSpec, share: Share, ctx: StatContext) -> QuantileMechanism:
+    """Split the share over the k quantiles and find each one's scale (never over budget)."""
+    each = share.split(len(spec.quantiles))
+    scales = tuple(_scale_for(each, score_sensitivity(q, ctx)) for q in spec.quantiles)
+    sensitivities = [score_sensitivity(q, ctx) for q in spec.quantiles]
+    if share.accounting == "zcdp":
+        rho = sum((zcdp_rho(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0))
+        if rho > Fraction(share.rho or 0):
+            raise InternalError("quantile calibration overspends its rho")
+        cost = Share("zcdp", rho=round_up(rho))
+    else:
+        eps = sum(
+            (pure_epsilon(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0)
+        )
+        if eps > Fraction(share.epsilon or 0):
+            raise InternalError("quantile calibration overspends its epsilon")
+        delta = 0.0 if share.accounting == "approx" else None
+        cost = Share(share.accounting, epsilon=round_up(eps), delta=delta)
+    return QuantileMechanism(spec, ctx, scales, cost)
+
+
+# --- the distribution on given data (CONFIDENTIAL) ----------------------------------------
+
+
+def integer_scores(values: np.ndarray, grid: np.ndarray, q: Fraction) -> np.ndarray:
+    """|(D − N)·#{x < c} − N·#{x > c}| for q = N/D: the utility × D, as exact integers."""
+    ordered = np.sort(values)
+    below = np.searchsorted(ordered, grid, side="left").astype(np.int64)
+    above = ordered.size - np.searchsorted(ordered, grid, side="right").astype(np.int64)
+    num, den = q.numerator, q.denominator
+    scores: np.ndarray = np.abs((den - num) * below - num * above)
+    return scores
+
+
+def rank_errors(values: np.ndarray, grid: np.ndarray, q: Fraction) -> np.ndarray:
+    """−u(c): each candidate's distance in rank from the q-quantile (ties count as 0)."""
+    errors: np.ndarray = integer_scores(values, grid, q) / q.denominator
+    return errors
+
+
+def value_errors(values: np.ndarray, grid: np.ndarray, q: Fraction) -> np.ndarray:
+    """|c − the true q-quantile| (the smallest value with at least q·n values ≤ it)."""
+    if values.size == 0:
+        return np.full(grid.size, np.nan)
+    truth = float(np.quantile(values, float(q), method="inverted_cdf"))
+    errors: np.ndarray = np.abs(grid - truth)
+    return errors
+
+
+def quantile_pmf(values: np.ndarray, grid: np.ndarray, q: Fraction, scale: float) -> np.ndarray:
+    """P(c) ∝ exp(u(c)/s): the exact output distribution on these values."""
+    logits = -rank_errors(values, grid, q) / scale
+    weights = np.exp(logits - logits.max())
+    pmf: np.ndarray = weights / weights.sum()
+    return pmf
+
+
+def exact_moe(pmf: np.ndarray, errors: np.ndarray, alpha: float) -> float:
+    """Smallest a with P(error ≤ a) ≥ 1 − α under the distribution `pmf`."""
+    order = np.argsort(errors, kind="stable")
+    cumulative = np.cumsum(pmf[order])
+    index = int(np.searchsorted(cumulative, 1 - alpha - 1e-12, side="left"))
+    return float(errors[order][min(index, errors.size - 1)])
+
+
+# --- samplers -----------------------------------------------------------------------------
+
+Draw = Callable[[np.ndarray], float]  # one group's values -> one released candidate
+QuantileSampler = Callable[[np.ndarray, Fraction, float, int], Draw]
+
+
+def secure_quantile(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> Draw:
+    """OpenDP's exact, secure Gumbel noisy max over the grid (built once, drawn per group),
+    after its privacy map is checked against ours: ρ(d_in) ≤ Δ²/(2s²), Δ = d_in·max(q, 1 − q).
+    """
+    dp = opendp_prelude()
+    measurement = dp.m.make_private_quantile(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+        dp.symmetric_distance(),
+        dp.zero_concentrated_divergence(),
+        candidates=[float(c) for c in grid],
+        alpha=float(q),
+        scale=float(scale),
+    )
+    expected = zcdp_rho(scale, d_in * max(q, 1 - q))
+    mapped = Fraction(float(measurement.map(d_in)))
+    if mapped > expected * (1 + Fraction(1, 10**9)):
+        raise InternalError(
+            f"OpenDP's quantile map gives {float(mapped)!r}, we accounted {float(expected)!r}"
+        )
+
+    def draw(values: np.ndarray) -> float:
+        return float(measurement([float(v) for v in values]))
+
+    return draw
+
+
+def preview_sampler(rng: np.random.Generator) -> QuantileSampler:
+    """Gumbel-max with numpy's pseudo-random generator: for a PREVIEW only."""
+
+    def build(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> Draw:
+        def draw(values: np.ndarray) -> float:
+            noisy = -rank_errors(values, grid, q) / scale + rng.gumbel(size=grid.size)
+            return float(grid[int(np.argmax(noisy))])
+
+        return draw
+
+    return build
+
+
+def draw_quantiles(
+    data: StatData, mechanism: QuantileMechanism, sampler: QuantileSampler = secure_quantile
+) -> np.ndarray:
+    """Released quantiles, shape (cells, k), each row sorted (post-processing)."""
+    grid = mechanism.grid()
+    d_in = mechanism.context.symmetric_distance
+    pairs = zip(mechanism.spec.quantiles, mechanism.scales, strict=True)
+    draws = [sampler(grid, q, s, d_in) for q, s in pairs]
+    out = np.empty((data.n_cells, len(draws)), dtype=np.float64)
+    for cell, values in enumerate(data.groups()):
+        out[cell] = [draw(values) for draw in draws]
+    out.sort(axis=1)
+    return out

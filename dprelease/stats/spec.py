@@ -1,0 +1,215 @@
+"""A table's `stat:` and a column's `domain: {discover: ...}` as validated values.
+
+Plan syntax (PLAN_AND_CLI.md §4):
+
+    stat: {quantile: 0.5, column: age, bounds: [0, 100]}        # or quantile: [0.25, 0.5, 0.75]
+    stat: {sum: income, bounds: [0, 500000]}
+    stat: {mean: income, bounds: [0, 500000]}
+    domain: {discover: {min_count: 20}}
+
+Optional keys: `grid_step` (quantile: distance between candidates, default 1 when the bounds
+are whole numbers and at most 10,000 apart, else (hi − lo)/1000), `resolution` (sum, mean:
+the fixed-point unit values are rounded to, default 1 for whole-number bounds, else a power of
+two near (hi − lo)/2²⁰), `sum_share` (mean: the part of its budget the sum gets, default 1/2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from dprelease.errors import PlanError, quote
+
+QUANTILE_DENOMINATOR = 10_000  # q is a multiple of 1/10,000: OpenDP represents it exactly
+MAX_CANDIDATES = 10_001
+MAX_QUANTILES = 20
+BOUND_LIMIT = 1e15  # beyond this, fixed-point sums no longer fit 64-bit integers
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PlanError(f"{what} must be a number, got {quote(value)}.")
+    if not math.isfinite(value) or abs(value) > BOUND_LIMIT:
+        raise PlanError(f"{what} must be a finite number of at most 1e15 in size, got {value!r}.")
+    return float(value)
+
+
+def _bounds(raw: object, what: str) -> tuple[float, float]:
+    if not isinstance(raw, list | tuple) or len(raw) != 2:
+        raise PlanError(f"{what} must be two numbers [lo, hi], got {quote(raw)}.")
+    lo, hi = _number(raw[0], f"{what}[0]"), _number(raw[1], f"{what}[1]")
+    if not lo < hi:
+        raise PlanError(f"{what} must have lo < hi, got [{lo:g}, {hi:g}].")
+    return lo, hi
+
+
+def _column(raw: object, what: str) -> str:
+    if not isinstance(raw, str) or not raw:
+        raise PlanError(f"{what} must be a column name, got {quote(raw)}.")
+    return raw
+
+
+def quantile_fraction(q: float) -> Fraction:
+    """q as the exact fraction k/10,000 (refused if q is not such a multiple, or not in (0, 1))."""
+    scaled = round(q * QUANTILE_DENOMINATOR)
+    if not 0 < scaled < QUANTILE_DENOMINATOR or abs(q * QUANTILE_DENOMINATOR - scaled) > 1e-6:
+        raise PlanError(
+            f"A quantile must lie strictly between 0 and 1 with at most 4 decimals "
+            f"(e.g. 0.5, 0.25, 0.9), got {quote(q)}."
+        )
+    return Fraction(scaled, QUANTILE_DENOMINATOR)
+
+
+@dataclass(frozen=True)
+class QuantileSpec:
+    """Quantiles q_1 < … < q_k of `column`, chosen from the public grid lo, lo+step, …, ≤ hi."""
+
+    column: str
+    quantiles: tuple[Fraction, ...]
+    lo: float
+    hi: float
+    grid_step: float
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.quantiles) <= MAX_QUANTILES:
+            raise PlanError(f"A quantile statistic takes 1 to {MAX_QUANTILES} quantiles.")
+        if list(self.quantiles) != sorted(set(self.quantiles)):
+            raise PlanError("The quantiles of one statistic must be distinct and increasing.")
+        if not (self.grid_step > 0 and math.isfinite(self.grid_step)):
+            raise PlanError(f"grid_step must be a positive number, got {quote(self.grid_step)}.")
+        if (self.hi - self.lo) / self.grid_step + 1 > MAX_CANDIDATES:
+            raise PlanError(
+                f"The quantile grid of column {quote(self.column)} would have more than "
+                f"{MAX_CANDIDATES} candidates; raise grid_step."
+            )
+
+    @property
+    def kind(self) -> str:
+        return "quantile"
+
+
+@dataclass(frozen=True)
+class SumSpec:
+    """Σ of `column` with each value clamped into [lo, hi] and rounded to `resolution`."""
+
+    column: str
+    lo: float
+    hi: float
+    resolution: Fraction
+
+    def __post_init__(self) -> None:
+        if self.resolution <= 0:
+            raise PlanError(f"resolution must be positive, got {float(self.resolution)!r}.")
+        if max(abs(self.lo), abs(self.hi)) / self.resolution > 2**40:
+            raise PlanError(
+                f"The bounds of column {quote(self.column)} are more than 2^40 resolution "
+                "units from 0; raise `resolution`."
+            )
+
+    @property
+    def kind(self) -> str:
+        return "sum"
+
+
+@dataclass(frozen=True)
+class MeanSpec:
+    """Noisy sum / noisy count of `column`; `sum_share` of the budget goes to the sum."""
+
+    total: SumSpec
+    sum_share: Fraction = Fraction(1, 2)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.sum_share < 1:
+            raise PlanError(f"sum_share must lie strictly between 0 and 1, got {self.sum_share}.")
+
+    @property
+    def kind(self) -> str:
+        return "mean"
+
+    @property
+    def column(self) -> str:
+        return self.total.column
+
+
+StatSpec = QuantileSpec | SumSpec | MeanSpec
+
+
+@dataclass(frozen=True)
+class DiscoverSpec:
+    """`domain: {discover: {min_count: N}}`: the keys whose noisy count reaches the threshold."""
+
+    min_count: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.min_count, bool) or not isinstance(self.min_count, int):
+            raise PlanError(
+                f"discover.min_count must be a whole number, got {quote(self.min_count)}."
+            )
+        if not 1 <= self.min_count <= 10**9:
+            raise PlanError(f"discover.min_count must be between 1 and 1e9, got {self.min_count}.")
+
+
+def default_grid_step(lo: float, hi: float) -> float:
+    whole = float(lo).is_integer() and float(hi).is_integer()
+    return 1.0 if whole and hi - lo <= MAX_CANDIDATES - 1 else (hi - lo) / 1000
+
+
+def default_resolution(lo: float, hi: float) -> Fraction:
+    if float(lo).is_integer() and float(hi).is_integer():
+        return Fraction(1)
+    return Fraction(2) ** (math.floor(math.log2(hi - lo)) - 20)
+
+
+def _allowed(raw: Mapping[str, Any], allowed: set[str], what: str) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise PlanError(f"{what} has unknown keys {unknown}; allowed: {sorted(allowed)}.")
+
+
+def _sum_spec(raw: Mapping[str, Any], key: str, what: str) -> SumSpec:
+    column = _column(raw[key], f"{what}.{key}")
+    lo, hi = _bounds(raw.get("bounds"), f"{what}.bounds")
+    resolution = raw.get("resolution")
+    if resolution is None:
+        unit = default_resolution(lo, hi)
+    else:
+        unit = Fraction(_number(resolution, f"{what}.resolution"))
+    return SumSpec(column, lo, hi, unit)
+
+
+def parse_stat(raw: object, table: str) -> StatSpec:
+    """A table's `stat:` mapping as a spec; one-line PlanError naming the table otherwise."""
+    what = f"Table {quote(table)} stat"
+    if not isinstance(raw, Mapping):
+        raise PlanError(f"{what} must be a mapping such as {{quantile: 0.5, column: age, ...}}.")
+    kinds = [k for k in ("quantile", "sum", "mean") if k in raw]
+    if len(kinds) != 1:
+        raise PlanError(f"{what} must have exactly one of quantile, sum, mean.")
+    kind = kinds[0]
+    if kind == "quantile":
+        _allowed(raw, {"quantile", "column", "bounds", "grid_step"}, what)
+        qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
+        fractions = tuple(quantile_fraction(_number(q, f"{what}.quantile")) for q in qs)
+        lo, hi = _bounds(raw.get("bounds"), f"{what}.bounds")
+        step = raw.get("grid_step")
+        grid_step = default_grid_step(lo, hi) if step is None else _number(step, "grid_step")
+        return QuantileSpec(
+            _column(raw.get("column"), f"{what}.column"), fractions, lo, hi, grid_step
+        )
+    if kind == "sum":
+        _allowed(raw, {"sum", "bounds", "resolution"}, what)
+        return _sum_spec(raw, "sum", what)
+    _allowed(raw, {"mean", "bounds", "resolution", "sum_share"}, what)
+    share = raw.get("sum_share", 0.5)
+    return MeanSpec(_sum_spec(raw, "mean", what), Fraction(_number(share, f"{what}.sum_share")))
+
+
+def parse_discover(raw: object, column: str) -> DiscoverSpec:
+    """A column's `domain: {discover: {min_count: N}}`."""
+    what = f"Column {quote(column)} domain.discover"
+    if not isinstance(raw, Mapping) or set(raw) != {"min_count"}:
+        raise PlanError(f"{what} must be {{min_count: N}} with a whole number N ≥ 1.")
+    return DiscoverSpec(raw["min_count"])

@@ -1,0 +1,157 @@
+"""Sums of a clamped column per group, and means as noisy sum / noisy count.
+
+Fixed point. Each value is clamped into [lo, hi] and rounded to the nearest multiple of the
+resolution r, i.e. to an integer number of units in [L, H] = [⌊lo/r⌋, ⌈hi/r⌉]. The group
+sums are then integers, and the noise is drawn on them exactly as on counts (OpenDP's discrete
+Laplace or discrete Gaussian on integers, or its Gaussian on floats, which are exact for
+integers below 2⁵³), then multiplied by r. Rounding moves each value by at most r/2.
+
+Sensitivity in units, with M = max(|L|, |H|) and m = max_rows (exact oracle in the tests):
+
+| neighbours | by-columns | L1 | L2² |
+|---|---|---|---|
+| add/remove | any | m·M | m²·M² |
+| replace | none | S = max over k, k′ ∈ {1, m} of k′H − kL | S² |
+| replace | some | 2·m·M (rows leave one group, join another) | max(2m²M², S²) |
+
+(Add/remove: a unit's m rows add at most m·M to the groups together, and their squares at most
+m²M² however they spread. Replace within one group: Σnew − Σold over 1..m rows each is at most
+S, which is H − L for rows (m = 1) and m(H − L) when L < 0 < H; across groups each side moves
+by at most m·M.)
+
+Noise per accountant: pure, advanced: discrete Laplace b = L1/ε; approx: Gaussian σ from the
+analytic calibration at (ε, δ) with L2 rounded up; zcdp: discrete Gaussian σ with L2²/(2σ²) =
+ρ. Those are the maps of `dprelease.accounting.mechanisms`, so a sum composes like a table
+of counts.
+
+Bias from clamping (known direction): values above hi pull the sum down by Σ(x − hi)₊, values
+below lo pull it up by Σ(lo − x)₊. The release cannot state their size (it would need the
+data); choose bounds that hold nearly all values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
+from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
+from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.errors import DataError, InternalError
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.release.noise import preview_noise, secure_noisy_counts
+from dprelease.stats.budget import Share, StatContext
+from dprelease.stats.data import StatData
+from dprelease.stats.spec import SumSpec
+
+EXACT_FLOAT_LIMIT = 2**53  # Gaussian noise is added to floats: sums must stay exact there
+
+
+def unit_bounds(spec: SumSpec) -> tuple[int, int]:
+    """[L, H] = [⌊lo/r⌋, ⌈hi/r⌉] in resolution units."""
+    lo, hi = Fraction(spec.lo) / spec.resolution, Fraction(spec.hi) / spec.resolution
+    return math.floor(lo), math.ceil(hi)
+
+
+def to_units(values: np.ndarray, spec: SumSpec) -> np.ndarray:
+    """Clamp into [lo, hi], round to the nearest unit (half to even), as int64 in [L, H]."""
+    low, high = unit_bounds(spec)
+    clamped = np.clip(values, spec.lo, spec.hi)
+    units = np.rint(clamped / float(spec.resolution))
+    result: np.ndarray = np.clip(units, low, high).astype(np.int64)
+    return result
+
+
+def sum_sensitivity(spec: SumSpec, ctx: StatContext) -> Sensitivity:
+    """L1 and L2² of the vector of group sums, in units (table in the module docstring)."""
+    low, high = unit_bounds(spec)
+    big, m = max(abs(low), abs(high)), ctx.max_rows
+    if ctx.neighbors == "add_remove":
+        return Sensitivity(l1=m * big, l2_squared=m * m * big * big)
+    # Σnew − Σold within one group, over units of 1..m rows (linear in the row counts).
+    span = max(new * high - old * low for new in (1, m) for old in (1, m))
+    if not ctx.grouped:
+        return Sensitivity(l1=span, l2_squared=span * span)
+    return Sensitivity(l1=2 * m * big, l2_squared=max(2 * m * m * big * big, span * span))
+
+
+def l2_upper(sens: Sensitivity) -> float:
+    """√(L2²) rounded up to a float (a float square root may fall just short)."""
+    value = math.sqrt(sens.l2_squared)
+    while Fraction(value) ** 2 < sens.l2_squared:
+        value = math.nextafter(value, math.inf)
+    return value
+
+
+def noise_for(share: Share, sens: Sensitivity) -> Noise:
+    """The accountant's mechanism calibrated to the share (scales rounded up, checked exactly)."""
+    if share.accounting == "zcdp":
+        assert share.rho is not None
+        return Noise("discrete_gaussian", discrete_gaussian_sigma(share.rho, sens.l2_squared))
+    assert share.epsilon is not None
+    if share.accounting == "approx":
+        if not share.delta:
+            raise InternalError("a Gaussian sum needs a delta share > 0")
+        return Noise("gaussian", gaussian_sigma(share.epsilon, share.delta, l2_upper(sens)))
+    return Noise("discrete_laplace", laplace_scale(share.epsilon, sens.l1))
+
+
+@dataclass(frozen=True)
+class SumMechanism:
+    """One sum statistic: fixed point, sensitivity, noise (in units) and what it costs."""
+
+    spec: SumSpec
+    context: StatContext
+    sensitivity: Sensitivity
+    noise: Noise
+    cost: Share
+
+    @property
+    def value_std(self) -> float:
+        """Noise std of a released sum, in the column's own units."""
+        return self.noise.std * float(self.spec.resolution)
+
+    def value_moe(self, alpha: float) -> float:
+        return self.noise.moe(alpha) * float(self.spec.resolution)
+
+
+def calibrate_sum(spec: SumSpec, share: Share, ctx: StatContext) -> SumMechanism:
+    sens = sum_sensitivity(spec, ctx)
+    return SumMechanism(spec, ctx, sens, noise_for(share, sens), share)
+
+
+def true_unit_sums(data: StatData, spec: SumSpec) -> np.ndarray:
+    """CONFIDENTIAL: each group's sum of clamped, rounded values, in units (int64)."""
+    cells, values = data.kept()
+    units = to_units(values, spec)
+    low, high = unit_bounds(spec)
+    if max(abs(low), abs(high)) * max(units.size, 1) >= EXACT_FLOAT_LIMIT:
+        raise DataError(
+            f"The sum of column '{spec.column}' could exceed 2^53 resolution units; "
+            "raise `resolution` or narrow the bounds."
+        )
+    sums: np.ndarray = np.bincount(cells, weights=units, minlength=data.n_cells)
+    exact: np.ndarray = np.rint(sums).astype(np.int64)
+    return exact
+
+
+def release_sums(data: StatData, mechanism: SumMechanism) -> np.ndarray:
+    """Noisy group sums in the column's units, from OpenDP's secure sampler."""
+    sens = mechanism.sensitivity
+    noisy = secure_noisy_counts(
+        true_unit_sums(data, mechanism.spec), mechanism.noise, sens.l1, sens.l2_squared
+    )
+    released: np.ndarray = noisy.astype(np.float64) * float(mechanism.spec.resolution)
+    return released
+
+
+def preview_sums(data: StatData, mechanism: SumMechanism, rng: np.random.Generator) -> np.ndarray:
+    """PREVIEW only (numpy noise): noisy group sums in the column's units."""
+    true = true_unit_sums(data, mechanism.spec)
+    noisy = true + preview_noise(mechanism.noise, true.size, rng)
+    preview: np.ndarray = noisy.astype(np.float64) * float(mechanism.spec.resolution)
+    return preview

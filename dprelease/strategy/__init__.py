@@ -1,0 +1,41 @@
+"""Measurement strategy (issue 10): what to measure, the accountant, the exact LS error.
+
+- `domain`: the plan's columns as attributes (a hierarchy chain is one attribute with levels)
+  and its tables as marginals.
+- `residual`: the exact expected error of least-squares reconstruction (residual basis).
+- `chain`: the hierarchy attribute's information matrix, inverted exactly on its tree.
+- `optimise`: the budget split (multiplicative updates; SLSQP under pure DP).
+- `select`: `select_strategy`, the public entry point; cached per table set.
+- `accountant`: `choose_accountant` for `accounting: auto`.
+- `topdown`: non-negative whole tables that keep their parents' sums (post-processing).
+
+Public names are re-exported lazily (imported on first use).
+"""
+
+from typing import Any
+
+from dprelease._lazy import lazy_attribute
+
+_HOMES = {
+    "AccountantChoice": "accountant",
+    "MeasuredMarginal": "select",
+    "Strategy": "select",
+    "TableAccuracy": "select",
+    "WorkloadTable": "select",
+    "choose_accountant": "accountant",
+    "select_strategy": "select",
+}
+
+__all__ = [
+    "AccountantChoice",
+    "MeasuredMarginal",
+    "Strategy",
+    "TableAccuracy",
+    "WorkloadTable",
+    "choose_accountant",
+    "select_strategy",
+]
+
+
+def __getattr__(name: str) -> Any:
+    return lazy_attribute(__name__, _HOMES, name)

@@ -1,0 +1,64 @@
+"""`accounting: auto`: the accountant whose strategy gives the least expected workload error.
+
+Each of pure (discrete Laplace), zcdp (discrete Gaussian) and approx (Gaussian, composed
+exactly as one Gaussian mechanism) gets its own optimised strategy at the user's (ε, δ); the
+smallest weighted per-cell MSE wins. Without δ only pure is possible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dprelease.plan.schema import Schema
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.strategy.select import (
+    Strategy,
+    StrategyAccounting,
+    StrategyKind,
+    WorkloadTable,
+    select_strategy,
+)
+
+
+@dataclass(frozen=True)
+class AccountantChoice:
+    """The winner, every candidate's strategy, and how much worse each one is than the winner."""
+
+    winner: StrategyAccounting
+    strategies: tuple[Strategy, ...]
+
+    @property
+    def chosen(self) -> Strategy:
+        return next(s for s in self.strategies if s.accounting == self.winner)
+
+    def ratio(self, accounting: StrategyAccounting) -> float:
+        """That accountant's expected workload error ÷ the winner's (≥ 1)."""
+        other = next(s for s in self.strategies if s.accounting == accounting)
+        return other.workload_error / self.chosen.workload_error
+
+    def summary(self) -> str:
+        """One line for the Budget page: who won and by how much."""
+        others = [s.accounting for s in self.strategies if s.accounting != self.winner]
+        if not others:
+            return f"{self.winner}: the only accountant without delta."
+        parts = ", ".join(f"{a} ×{self.ratio(a):.2f}" for a in others)
+        return f"{self.winner} has the least expected error (expected MSE of the others: {parts})."
+
+
+def choose_accountant(
+    schema: Schema,
+    tables: Sequence[WorkloadTable],
+    sens: Sensitivity,
+    epsilon: float,
+    delta: float | None,
+    kind: StrategyKind = "auto",
+) -> AccountantChoice:
+    names: tuple[StrategyAccounting, ...] = (
+        ("pure",) if delta is None else ("pure", "zcdp", "approx")
+    )
+    strategies = tuple(
+        select_strategy(schema, tables, sens, a, epsilon, delta, kind) for a in names
+    )
+    best = min(strategies, key=lambda s: s.workload_error)
+    return AccountantChoice(winner=best.accounting, strategies=strategies)

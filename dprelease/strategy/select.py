@@ -1,0 +1,304 @@
+"""The strategy: which marginals to measure, with which noise, and each table's exact error.
+
+`select_strategy` is a pure function of public inputs (schema, tables, sensitivity, budget):
+
+- strategy "workload" measures the tables as listed (each distinct marginal once);
+- strategy "auto" may also measure anything the tables determine (the downward closure of
+  the workload: coarser tables, totals, hierarchy levels) and drops what gets no budget.
+
+In both, the budget is split to minimise Σ_B w_B err_B of the least-squares estimates
+(`residual.ErrorModel`), then rounded so that the exact sum never exceeds the total:
+zcdp ρ_A = Δ₂² p_A/2 with Σ ρ_A ≤ ρ(ε, δ); approx u_A = Δ₂²/σ_A² with Σ u_A ≤ 1/σ*², σ* the
+analytic-Gaussian σ of sensitivity 1 at (ε, δ) (the whole set is one Gaussian mechanism);
+pure Σ ε_A ≤ ε. The reported errors use each mechanism's exact variance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Literal
+
+import numpy as np
+
+from dprelease.accounting.allocation import _fit_exactly
+from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exact_sum
+from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_laplace import laplace_epsilon, laplace_scale
+from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
+from dprelease.accounting.mechanisms.registry import MechanismName, Noise
+from dprelease.errors import BudgetError, PlanError, quote
+from dprelease.plan.schema import Schema
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
+from dprelease.strategy.optimise import epsilon_shape, precision_shape
+from dprelease.strategy.residual import ErrorModel
+
+StrategyAccounting = Literal["pure", "zcdp", "approx"]
+StrategyKind = Literal["auto", "workload"]
+MECHANISM: dict[str, MechanismName] = {
+    "pure": "discrete_laplace",
+    "zcdp": "discrete_gaussian",
+    "approx": "gaussian",
+}
+
+
+@dataclass(frozen=True)
+class WorkloadTable:
+    """A published table as the strategy sees it: its name, columns and weight."""
+
+    name: str
+    by: tuple[str, ...]
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.weight) and self.weight >= 0):
+            raise PlanError(f"Table {quote(self.name)}: weight must be a finite number ≥ 0.")
+
+
+@dataclass(frozen=True)
+class MeasuredMarginal:
+    """One marginal the release measures, its budget share and its noise (all public).
+
+    `share` is in the accountant's additive unit: ε (pure), ρ (zcdp), u = Δ₂²/σ² (approx).
+    """
+
+    name: str
+    by: tuple[str, ...]
+    cells: int
+    noise: Noise
+    share: float
+    sensitivity: Sensitivity
+
+    def to_dict(self, accounting: StrategyAccounting) -> dict[str, Any]:
+        """An entry of `plan --json` `measurements`, in the form of `tables`."""
+        return {
+            "name": self.name,
+            "by": list(self.by),
+            "cells": self.cells,
+            "mechanism": self.noise.mechanism,
+            "sensitivity": {"l1": self.sensitivity.l1, "l2": self.sensitivity.l2},
+            "epsilon": self.share if accounting == "pure" else None,
+            "delta": None,
+            "rho": self.share if accounting == "zcdp" else None,
+            "noise_scale": self.noise.scale,
+            "noise_std": self.noise.std,
+        }
+
+
+@dataclass(frozen=True)
+class TableAccuracy:
+    """A published table's exact expected error after least-squares reconstruction."""
+
+    name: str
+    cells: int
+    total_variance: float  # Σ over cells of the LS estimate's variance
+    expected_rmse: float  # √(total_variance / cells)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """What to measure and what it buys, under one accountant."""
+
+    accounting: StrategyAccounting
+    kind: StrategyKind
+    epsilon: float
+    delta: float | None
+    rho: float | None  # the zCDP total (zcdp only)
+    measurements: tuple[MeasuredMarginal, ...]
+    tables: tuple[TableAccuracy, ...]
+    workload_error: float  # Σ_B w_B · total_variance_B / cells_B (weighted per-cell MSE)
+
+    def table(self, name: str) -> TableAccuracy:
+        return next(t for t in self.tables if t.name == name)
+
+
+@lru_cache(maxsize=64)
+def _model(domain: Domain, workload: tuple[Marginal, ...], kind: StrategyKind) -> ErrorModel:
+    distinct = tuple(dict.fromkeys(workload))
+    candidates = downward_closure(domain, distinct) if kind == "auto" else distinct
+    return ErrorModel(domain, workload, candidates)
+
+
+def _start(model: ErrorModel, weights: np.ndarray) -> np.ndarray:
+    """The workload's own marginals, weighted as listed: the baseline every shape must beat."""
+    start = np.zeros(len(model.candidates))
+    for marginal, weight in zip(model.workload, weights, strict=True):
+        start[model.candidates.index(marginal)] += weight
+    return start
+
+
+@lru_cache(maxsize=64)
+def _gaussian_shape(
+    domain: Domain, workload: tuple[Marginal, ...], weights: tuple[float, ...], kind: StrategyKind
+) -> tuple[float, ...]:
+    """The budget-free precision shape (cached per table set: what-ifs on ε reuse it)."""
+    model = _model(domain, workload, kind)
+    w = np.asarray(weights)
+    listed = _start(model, w)
+    best = precision_shape(model, w, listed)
+    if kind == "auto":
+        spread = precision_shape(model, w, listed / listed.sum() + 1.0 / len(listed))
+        if model.objective(spread, w)[0] < model.objective(best, w)[0]:
+            best = spread
+    return tuple(float(x) for x in best)
+
+
+@lru_cache(maxsize=64)
+def _laplace_free_shape(
+    domain: Domain, workload: tuple[Marginal, ...], weights: tuple[float, ...], kind: StrategyKind
+) -> tuple[float, ...]:
+    """ε shares for continuous Laplace noise (variance 2Δ²/ε²): scale-free, cached per set."""
+    model = _model(domain, workload, kind)
+    w = np.asarray(weights)
+    gaussian = np.asarray(_gaussian_shape(domain, workload, weights, kind))
+    starts = [np.sqrt(gaussian), _start(model, w)]
+    shapes = [epsilon_shape(model, w, 1, 1.0, s, exact=False) for s in starts]
+    values = [model.objective(x**2, w)[0] for x in shapes]
+    return tuple(float(x) for x in shapes[int(np.argmin(values))])
+
+
+@lru_cache(maxsize=256)
+def _laplace_shape(
+    domain: Domain,
+    workload: tuple[Marginal, ...],
+    weights: tuple[float, ...],
+    kind: StrategyKind,
+    l1: int,
+    epsilon: float,
+) -> tuple[float, ...]:
+    """ε shares under pure DP: the scale-free Laplace optimum, polished with the exact
+    discrete-Laplace variance where some scale is small enough for the two to differ."""
+    model = _model(domain, workload, kind)
+    w = np.asarray(weights)
+    rough = np.asarray(_laplace_free_shape(domain, workload, weights, kind))
+    if l1 / (epsilon * rough.max()) > 20:  # b > 20: DL variance within 0.02% of 2b²
+        return tuple(float(x) for x in rough)
+    polished = epsilon_shape(model, w, l1, epsilon, rough, exact=True)
+    if _pure_value(model, w, l1, epsilon, polished) <= _pure_value(model, w, l1, epsilon, rough):
+        return tuple(float(x) for x in polished)
+    return tuple(float(x) for x in rough)
+
+
+def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np.ndarray) -> float:
+    p = 2 * np.sinh(x * epsilon / (2 * l1)) ** 2
+    return model.objective(p, w)[0]
+
+
+def _fit(shares: list[float], room: Fraction) -> list[float]:
+    return _fit_exactly(shares, range(len(shares)), room)
+
+
+def _noises(
+    accounting: StrategyAccounting,
+    shape: Sequence[float],
+    sens: Sensitivity,
+    epsilon: float,
+    delta: float | None,
+) -> tuple[list[float], list[Noise], float | None]:
+    """Round the shape into shares that fit exactly, and the noise each share buys."""
+    if accounting == "pure":
+        shares = _fit([epsilon * q for q in shape], Fraction(epsilon))
+        noises = [Noise("discrete_laplace", laplace_scale(s, sens.l1)) for s in shares]
+        check_within(
+            exact_sum([float(laplace_epsilon(n.scale, sens.l1)) for n in noises]),
+            Fraction(epsilon),
+            "epsilon",
+        )
+        return shares, noises, None
+    if delta is None:
+        raise BudgetError(f"{accounting} accounting needs delta.")
+    if accounting == "zcdp":
+        rho, _ = epsilon_to_zcdp(epsilon, delta)
+        shares = _fit([rho * q for q in shape], Fraction(rho))
+        noises = [
+            Noise("discrete_gaussian", discrete_gaussian_sigma(s, sens.l2_squared)) for s in shares
+        ]
+        spent = sum(
+            (Fraction(sens.l2_squared) / (2 * Fraction(n.scale) ** 2) for n in noises), Fraction(0)
+        )
+        check_within(spent, Fraction(rho), "rho")
+        return shares, noises, rho
+    unit_sigma = gaussian_sigma(epsilon, delta, 1.0)
+    room = 1 / Fraction(unit_sigma) ** 2  # Σ Δ₂²/σ_A² ≤ 1/σ*²: the set is one Gaussian
+    shares = _fit([float(room) * q for q in shape], room)
+    noises = [Noise("gaussian", discrete_gaussian_sigma(s / 2, sens.l2_squared)) for s in shares]
+    spent = sum((Fraction(sens.l2_squared) / Fraction(n.scale) ** 2 for n in noises), Fraction(0))
+    check_within(spent, room, "gaussian sensitivity")
+    return shares, noises, None
+
+
+def select_strategy(
+    schema: Schema,
+    tables: Sequence[WorkloadTable],
+    sens: Sensitivity,
+    accounting: StrategyAccounting,
+    epsilon: float,
+    delta: float | None = None,
+    kind: StrategyKind = "auto",
+) -> Strategy:
+    """Measurements, their noise, and every table's exact expected LS error."""
+    if not tables:
+        raise PlanError("The plan has no tables to measure.")
+    domain = build_domain(schema, [t.by for t in tables])
+    workload = tuple(domain.marginal_of(t.by) for t in tables)
+    top = max(t.weight for t in tables)
+    if top <= 0:
+        raise PlanError("Every table has weight 0; give at least one a weight above 0.")
+    # per-cell MSE, weighted (as `allocation: optimal` does): a big table does not starve
+    # the small ones
+    weights = tuple(
+        max(t.weight, 1e-6 * top) / domain.marginal_cells(m)
+        for t, m in zip(tables, workload, strict=True)
+    )
+    model = _model(domain, workload, kind)
+    if accounting == "pure":
+        shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
+    else:
+        shape = _gaussian_shape(domain, workload, weights, kind)
+    used = [j for j, q in enumerate(shape) if q > 0]
+    shares, noises, rho = _noises(accounting, [shape[j] for j in used], sens, epsilon, delta)
+    precisions = np.zeros(len(model.candidates))
+    for j, noise in zip(used, noises, strict=True):
+        precisions[j] = 1 / noise.variance
+    totals = model.table_variances(precisions)
+    measurements = tuple(
+        MeasuredMarginal(
+            name=_measurement_name(domain, model.candidates[j]),
+            by=domain.describe(model.candidates[j]),
+            cells=domain.marginal_cells(model.candidates[j]),
+            noise=noise,
+            share=share,
+            sensitivity=sens,
+        )
+        for j, share, noise in zip(used, shares, noises, strict=True)
+    )
+    accuracy = tuple(
+        TableAccuracy(
+            name=t.name,
+            cells=domain.marginal_cells(m),
+            total_variance=float(v),
+            expected_rmse=math.sqrt(v / domain.marginal_cells(m)),
+        )
+        for t, m, v in zip(tables, workload, totals, strict=True)
+    )
+    return Strategy(
+        accounting=accounting,
+        kind=kind,
+        epsilon=epsilon,
+        delta=delta,
+        rho=rho,
+        measurements=measurements,
+        tables=accuracy,
+        workload_error=float(
+            np.dot([t.weight / a.cells for t, a in zip(tables, accuracy, strict=True)], totals)
+        ),
+    )
+
+
+def _measurement_name(domain: Domain, marginal: Marginal) -> str:
+    by = domain.describe(marginal)
+    return "_by_".join(by) if by else "total"
