@@ -10,7 +10,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     table_spec      TableSpec, the privacy unit, sensitivity, budget-number checks
     model           Plan, Budget, Postprocess
     size            a plan's cells counted from its domain sizes, before expanding any
-    parse           read and write plan files (YAML/JSON); yaml_text writes the YAML
+    fields          the allowed keys of each section; a column, a table, a domain, bins parsed
+    parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
+    yaml_text       writes the YAML
     edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
 - accounting/     privacy accounting; no data needed
     bisection       the one monotone search every inverse and conversion uses
@@ -19,11 +21,16 @@ inward: each line imports only from lines above it or from its own subpackage.
     mechanisms/     one module per mechanism (discrete_laplace, gaussian, discrete_gaussian),
                     base (what a mechanism provides), registry (MECHANISMS, Noise)
     splitting       numerical solvers for optimal budget splits
+    shares          each table's share in the accountant's unit; fit_exactly (exact sums)
     allocation      allocate(plan): each table's budget and noise, the composed total
     tradeoffs       MoE against ε, the same noise under every accountant, scenarios
 - data/           CONFIDENTIAL microdata
-    read            CSV (any common delimiter and encoding), Parquet, Excel into a column table
+    read            read_data: a CSV, Parquet or Excel file into a column table, size limits
+    columns         which columns to read; values as numpy without pandas
+    csv_file        CSV: encoding, delimiter and header sniffed, read by pyarrow in blocks
+    excel           .xlsx: decoded size from the sheet's XML first, then one streaming pass
     count           map values onto domains, count() -> TrueCounts
+    report          DataReport: what encoding did to the rows (for the data holder only)
     coverage        how the data's values fall against the declared domains
     fingerprint     record fingerprints: the ledger's key for "the same records" (also as a
                     FingerprintAccumulator inside an engine's counting pass)
@@ -36,7 +43,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
     accuracy        RMSE and bias before/after post-processing, by simulation
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
-    values, accounts, store (Ledger), command (`dprelease ledger`)
+    values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
 - release/        where true counts meet noise, and what leaves the tool
     noise           OpenDP's secure samplers for releases; numpy samplers for previews only
     draw            draw_release (secure) and draw_preview
@@ -51,9 +58,11 @@ inward: each line imports only from lines above it or from its own subpackage.
 - stats/          statistics beyond counts: quantiles, sums, means, domain discovery, sparse
                   vector; each a spec, a calibration within a budget share, a secure (OpenDP)
                   and a preview sampler. Its own concern: other queries than tables of counts
-- risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction); ε as risk
+- risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
+                  one area's integer program); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation
-- cli.py          the command line (python -m dprelease)
+- commands.py     the runners of plan, release, validate, sample, and what they print
+- cli.py          the command line (python -m dprelease): arguments, exit codes
 
 Importing dprelease imports none of the heavy parts; each subpackage re-exports its public
 API lazily, and library code imports from the module itself.

@@ -9,8 +9,8 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from dprelease.data.count import ColumnReport
-from dprelease.data.read import float_values
+from dprelease.data.columns import float_values
+from dprelease.data.report import ColumnReport
 from dprelease.errors import DPReleaseError, quote
 from dprelease.plan.edit import (
     bins_from_data,

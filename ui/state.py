@@ -23,7 +23,8 @@ from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
-from dprelease.ledger.store import Ledger, default_ledger_path
+from dprelease.ledger.files import default_ledger_path
+from dprelease.ledger.store import Ledger
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict
 from dprelease.plan.model import Plan

@@ -16,19 +16,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
 
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.read import (
+from dprelease.data.columns import (
     MissingColumnsError,
     dictionary_parts,
     float_values,
     missing_columns_message,
-    read_data,
 )
-from dprelease.errors import DataError, InternalError, quote
+from dprelease.data.read import read_data
+from dprelease.data.report import ColumnReport, DataReport
+from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn
 from dprelease.plan.table_spec import Unit
@@ -45,73 +45,6 @@ __all__ = [
 ]
 
 PLAN_USES = " that the plan uses"
-
-
-@dataclass(frozen=True)
-class ColumnReport:
-    """CONFIDENTIAL (for the data holder only, never exported): how one column was encoded.
-
-    Counts are over the rows kept after the unit cap. `rows_to_other`: values outside the
-    domain (missing included) sent to the `other` label; `rows_left_out`: rows left out of
-    every table using the column; `rows_clamped`: numeric values moved into the first/last bin.
-    """
-
-    name: str
-    kind: Literal["categorical", "numeric"]
-    rows: int
-    rows_to_other: int = 0
-    rows_left_out: int = 0
-    rows_clamped: int = 0
-
-    @property
-    def rows_in_domain(self) -> int:
-        """Rows whose own value is a cell of the domain (clamped numbers included)."""
-        return self.rows - self.rows_to_other - self.rows_left_out
-
-
-@dataclass(frozen=True)
-class DataReport:
-    """CONFIDENTIAL (for the data holder only, never exported): what encoding did to the rows."""
-
-    rows_read: int
-    rows_dropped_by_unit_cap: int
-    columns: tuple[ColumnReport, ...]
-
-    @property
-    def rows_kept(self) -> int:
-        return self.rows_read - self.rows_dropped_by_unit_cap
-
-    def lines(self) -> tuple[str, ...]:
-        """The report as short lines for the data holder's own screen (never for a release)."""
-        dropped = self.rows_dropped_by_unit_cap
-        lines = [
-            f"{self.rows_read:,} rows read"
-            + (f", {dropped:,} dropped by the unit cap (max_rows per unit)" if dropped else "")
-        ]
-        for column in self.columns:
-            parts = [
-                f"{rows:,} row{'' if rows == 1 else 's'} {what}"
-                for rows, what in (
-                    (column.rows_to_other, "sent to the other label"),
-                    (column.rows_left_out, "left out (outside the domain or missing)"),
-                    (column.rows_clamped, "clamped into the first/last bin"),
-                )
-                if rows
-            ]
-            if parts:
-                lines.append(f"column {quote(column.name)}: " + ", ".join(parts))
-        return (*lines, *self.warnings)
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """Advice for the data holder: columns where no row has a value of the domain."""
-        return tuple(
-            f"Column {quote(c.name)}: no value in the data is in the plan's domain, so every "
-            + ("row goes to the other label" if c.rows_to_other else "row is left out")
-            + "; check the domain against the data (e.g. '01' vs '1', spelling, bins)."
-            for c in self.columns
-            if c.rows > 0 and c.rows_in_domain == 0
-        )
 
 
 @dataclass(frozen=True, repr=False)
@@ -211,22 +144,6 @@ def encode_columns(
         codes[name].setflags(write=False)
         reports.append(report)
     return codes, reports
-
-
-def merge_reports(reports: Sequence[DataReport]) -> DataReport:
-    """One report for data counted in parts (batches): every figure is a sum."""
-    if not reports:
-        raise InternalError("no data report to merge")
-    fields = ("rows", "rows_to_other", "rows_left_out", "rows_clamped")
-    columns = tuple(
-        dataclasses.replace(parts[0], **{f: sum(getattr(p, f) for p in parts) for f in fields})
-        for parts in zip(*(r.columns for r in reports), strict=True)
-    )
-    return DataReport(
-        rows_read=sum(r.rows_read for r in reports),
-        rows_dropped_by_unit_cap=sum(r.rows_dropped_by_unit_cap for r in reports),
-        columns=columns,
-    )
 
 
 def _needed(plan: Plan) -> list[str]:

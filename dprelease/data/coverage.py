@@ -10,7 +10,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from dprelease.data.count import ColumnReport, encode
+from dprelease.data.count import encode
+from dprelease.data.report import ColumnReport
 from dprelease.plan.parse import parse_plan
 
 _COVERAGE_BUDGET = {"accounting": "pure", "epsilon": 1.0}  # never spent: encoding only

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.read import dictionary_parts, float_values
+from dprelease.data.columns import dictionary_parts, float_values
 from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
 from dprelease.ldp.planner import normal_quantile

@@ -15,8 +15,8 @@ _HOMES = {
     "Balance": "values",
     "Ledger": "store",
     "LedgerEntry": "values",
-    "dataset_key": "store",
-    "default_ledger_path": "store",
+    "dataset_key": "files",
+    "default_ledger_path": "files",
     "shortfall": "values",
 }
 

@@ -31,7 +31,7 @@ SCHEMA = (
 )
 
 
-def _now() -> str:
+def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
@@ -103,7 +103,7 @@ def resolve(
 
 
 def register(conn: sqlite3.Connection, account: Account, records: str | None = None) -> None:
-    conn.execute("INSERT OR IGNORE INTO accounts VALUES (?, NULL, ?)", (account.key, _now()))
+    conn.execute("INSERT OR IGNORE INTO accounts VALUES (?, NULL, ?)", (account.key, now()))
     if account.name is not None:
         conn.execute(
             "UPDATE accounts SET name = ? WHERE dataset = ? AND name IS NULL",

@@ -75,7 +75,8 @@ def _text(shown: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dprelease.ledger.store import Ledger, default_ledger_path
+    from dprelease.ledger.files import default_ledger_path
+    from dprelease.ledger.store import Ledger
 
     ledger = Ledger(args.ledger or default_ledger_path())
     if args.ledger_command == "show":

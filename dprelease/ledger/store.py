@@ -31,14 +31,11 @@ summary), table names and times. Never a data value, a count, a row count or a s
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +48,7 @@ from dprelease.ledger.accounts import (
     check_key,
     find_account,
     key_of,
+    now,
     register,
     resolve,
     upgrade,
@@ -67,37 +65,9 @@ from dprelease.ledger.values import (
 from dprelease.limits import DELTA_LIMIT
 
 __all__ = ["Account", "AlreadyChargedError", "Balance", "Ledger", "LedgerEntry"]  # re-exported
-ENV_VAR = "DPRELEASE_LEDGER"
 DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to finish
 _APPLICATION_ID = 0x64707265  # "dpre" in the SQLite header: tells our file from any other
 _KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
-
-
-def dataset_key(data: bytes) -> str:
-    """The ledger key of a data set: the SHA-256 (hex) of its bytes."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def dataset_key_of_file(path: str | Path) -> str:
-    """`dataset_key` of a file's bytes, read in chunks (a data file may not fit in memory)."""
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def default_ledger_path() -> Path:
-    """$DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite (that folder is created)."""
-    chosen = os.environ.get(ENV_VAR)
-    if chosen:
-        return Path(chosen).expanduser()
-    folder = Path.home() / ".dprelease"
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-    except OSError as error:
-        raise LedgerError(
-            f"Cannot create the ledger folder '{folder}': {error.strerror or error}; "
-            f"set {ENV_VAR} to a writable path."
-        ) from None
-    return folder / "ledger.sqlite"
 
 
 def _entry(row: sqlite3.Row) -> LedgerEntry:
@@ -112,10 +82,6 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
         tables=tuple(json.loads(row["tables"])),
         created=row["created"],
     )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Ledger:
@@ -336,7 +302,7 @@ class Ledger:
             else:
                 conn.execute(
                     "INSERT OR REPLACE INTO caps VALUES (?, ?, ?, ?)",
-                    (account.key, epsilon, delta, _now()),
+                    (account.key, epsilon, delta, now()),
                 )
             conn.execute("COMMIT")
 
@@ -386,7 +352,7 @@ class Ledger:
                     accounting=guarantee.composition,
                     label=label,
                     tables=tuple(str(table) for table in tables),
-                    created=_now(),
+                    created=now(),
                 )
                 conn.execute(
                     "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

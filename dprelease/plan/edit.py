@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.read import dictionary_parts
+from dprelease.data.columns import dictionary_parts
 from dprelease.errors import PlanError, quote
 from dprelease.plan.model import PLAN_VERSION
 from dprelease.plan.table_spec import TABLE_NAME

@@ -10,240 +10,28 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from dprelease.errors import DPReleaseError, PlanError, quote
+from dprelease.errors import PlanError, quote
 from dprelease.limits import MAX_CELLS
-from dprelease.plan.model import (
-    PLAN_VERSION,
-    Budget,
-    Plan,
-    Postprocess,
-    did_you_mean,
-    unknown_column_problems,
+from dprelease.plan.fields import (
+    BUDGET_KEYS,
+    POSTPROCESS_KEYS,
+    TOP_KEYS,
+    UNIT_KEYS,
+    Collector,
+    flag,
+    number_or_none,
+    parse_clamp,
+    parse_column,
+    parse_table,
+    parse_unit_column,
 )
-from dprelease.plan.schema import CategoricalColumn, Column, NumericColumn, Schema, is_number
+from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknown_column_problems
+from dprelease.plan.schema import Column, NumericColumn, Schema
 from dprelease.plan.size import check_plan_size
-from dprelease.plan.table_spec import TableSpec, Target, Unit
-
-T = TypeVar("T")
-TOP_KEYS = (
-    "version",
-    "data",
-    "dataset",
-    "unit",
-    "neighbors",
-    "columns",
-    "tables",
-    "budget",
-    "postprocess",
-)
-COLUMN_KEYS = ("kind", "domain", "other", "bins", "parent", "parent_map", "domain_source")
-TABLE_KEYS = ("name", "by", "weight", "epsilon", "rho", "delta", "target")
-BUDGET_KEYS = ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
-POSTPROCESS_KEYS = ("clamp", "nonnegative", "integer", "consistent")
-UNIT_KEYS = ("kind", "column", "max_rows")
-TARGET_KEYS = ("moe", "moe_table")
-
-
-class _Collector:
-    """Gathers problems while a plan is parsed, so that all of them are reported at once."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def keys(self, raw: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
-        for key in raw:
-            if key not in allowed:
-                self.problems.append(
-                    f"Unknown key {quote(key)} in {where} (allowed: {', '.join(allowed)})."
-                    + did_you_mean(str(key), allowed)
-                )
-
-    def mapping(self, raw: object, where: str) -> Mapping[str, Any] | None:
-        if raw is None:
-            return {}
-        if not isinstance(raw, Mapping):
-            self.problems.append(f"{where} must be a mapping of keys to values.")
-            return None
-        return raw
-
-    def build(self, make: Callable[[], T]) -> T | None:
-        try:
-            return make()
-        except DPReleaseError as error:
-            self.problems.extend(error.problems)
-        except (TypeError, ValueError) as error:
-            self.problems.append(str(error))
-        return None
-
-
-def _number_or_none(raw: Mapping[str, Any], key: str, where: str) -> Any:
-    value = raw.get(key)
-    if value is not None and not is_number(value):
-        raise PlanError(f"{where}.{key} must be a number, got {quote(value)}.")
-    return value
-
-
-def _bool(raw: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = raw.get(key, default)
-    if not isinstance(value, bool):
-        raise PlanError(f"postprocess.{key} must be true or false, got {quote(value)}.")
-    return value
-
-
-def _domain(raw: object, where: str) -> tuple[Any, ...]:
-    if isinstance(raw, Mapping) and set(raw) == {"range"}:
-        bounds = raw["range"]
-        if (
-            not isinstance(bounds, list)
-            or len(bounds) != 2
-            or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
-            or bounds[0] > bounds[1]
-        ):
-            raise PlanError(f"{where}: domain range must be [first, last] whole numbers.")
-        if bounds[1] - bounds[0] >= 1_000_000:
-            raise PlanError(f"{where}: a domain range may have at most 1,000,000 values.")
-        return tuple(range(bounds[0], bounds[1] + 1))
-    if not isinstance(raw, list):
-        raise PlanError(f"{where}: domain must be a list of values or {{range: [first, last]}}.")
-    for value in raw:
-        if not (isinstance(value, str) or is_number(value)):
-            raise PlanError(f"{where}: domain values must be text or numbers, got {quote(value)}.")
-    return tuple(raw)
-
-
-def _bins(raw: object, where: str) -> tuple[int | float, ...]:
-    if isinstance(raw, Mapping):
-        if set(raw) != {"start", "stop", "width"}:
-            raise PlanError(f"{where}: bins are a list of edges or {{start, stop, width}}.")
-        start, stop, width = raw["start"], raw["stop"], raw["width"]
-        if not all(is_number(v) for v in (start, stop, width)) or width <= 0 or stop <= start:
-            raise PlanError(f"{where}: bins need numbers with start < stop and width > 0.")
-        count = int((stop - start) // width)
-        if count > 1_000_000:
-            raise PlanError(f"{where}: at most 1,000,000 bins are allowed.")
-        edges: list[int | float] = [start + i * width for i in range(count + 1)]
-        if isinstance(width, float) or isinstance(start, float):
-            edges = [round(e, 12) for e in edges]
-        if edges[-1] < stop:
-            edges.append(stop)
-        return tuple(edges)
-    if not isinstance(raw, list):
-        raise PlanError(f"{where}: bins must be a list of edges, e.g. [0, 18, 65, 120].")
-    return tuple(raw)
-
-
-def _column(name: str, raw: Mapping[str, Any], bag: _Collector) -> Column | None:
-    where = f"column {quote(name)}"
-    bag.keys(raw, COLUMN_KEYS, where)
-    kind = raw.get("kind", "categorical" if "domain" in raw else "numeric")
-    source = raw.get("domain_source", "plan")
-    if source not in ("plan", "data"):
-        bag.problems.append(
-            f"{where}: domain_source must be 'plan' or 'data', got {quote(source)}."
-        )
-        return None
-    if kind == "categorical":
-        if "bins" in raw:
-            bag.problems.append(f"{where} is categorical; `bins` is for numeric columns.")
-        parent_map = raw.get("parent_map")
-        if parent_map is not None and not isinstance(parent_map, Mapping):
-            bag.problems.append(f"{where}: parent_map must map child values to parent values.")
-            return None
-        return bag.build(
-            lambda: CategoricalColumn(
-                name=name,
-                domain=_domain(raw.get("domain"), f"Column {quote(name)}"),
-                other=raw.get("other"),
-                parent=raw.get("parent"),
-                parent_map=(
-                    {str(k): str(v) for k, v in parent_map.items()} if parent_map else None
-                ),
-                domain_source=source,
-            )
-        )
-    if kind == "numeric":
-        for key in ("domain", "other", "parent", "parent_map"):
-            if key in raw:
-                bag.problems.append(f"{where} is numeric; `{key}` is for categorical columns.")
-        if "bins" not in raw:
-            bag.problems.append(f"{where} is numeric and needs `bins` (a list of edges).")
-            return None
-        return bag.build(
-            lambda: NumericColumn(
-                name=name, edges=_bins(raw["bins"], f"Column {quote(name)}"), domain_source=source
-            )
-        )
-    bag.problems.append(
-        f"{where}: kind must be 'categorical' or 'numeric', got {quote(kind)}."
-        + did_you_mean(str(kind), ["categorical", "numeric"])
-    )
-    return None
-
-
-def _table(raw: object, index: int, bag: _Collector) -> TableSpec | None:
-    table = bag.mapping(raw, f"tables[{index}]")
-    if table is None:
-        return None
-    where = f"table {quote(table.get('name', index))}"
-    bag.keys(table, TABLE_KEYS, where)
-    by = table.get("by", [])
-    if isinstance(by, str):
-        by = [by]
-    if not isinstance(by, list) or not all(_is_name(c) for c in by):
-        bag.problems.append(
-            f"{where}: `by` must be a list of column names (quote names that look like "
-            "numbers, e.g. '2020')."
-        )
-        return None
-    by = [str(c) for c in by]
-    target_raw = bag.mapping(table.get("target"), f"{where} target")
-    if target_raw is None:
-        return None
-    bag.keys(target_raw, TARGET_KEYS, f"{where} target")
-    return bag.build(
-        lambda: TableSpec(
-            name=table.get("name", f"table_{index + 1}"),
-            by=tuple(by),
-            weight=table.get("weight", 1.0),
-            epsilon=_number_or_none(table, "epsilon", where),
-            rho=_number_or_none(table, "rho", where),
-            delta=_number_or_none(table, "delta", where),
-            target=(
-                Target(
-                    moe=_number_or_none(target_raw, "moe", where + ".target"),
-                    moe_table=_number_or_none(target_raw, "moe_table", where + ".target"),
-                )
-                if target_raw
-                else None
-            ),
-        )
-    )
-
-
-def _is_name(value: object) -> bool:
-    """Column names are text; a whole number is taken as its text, as YAML keys are."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _unit_column(raw: object) -> Any:
-    """The unit id column's name as text (a whole number as its text); anything else is refused."""
-    if raw is None or isinstance(raw, str):
-        return raw
-    if _is_name(raw):
-        return str(raw)
-    raise PlanError(f"unit.column must be a column name, got {quote(raw)}.")
-
-
-def _clamp(raw: object) -> tuple[Any, Any]:
-    if raw is None:
-        return (None, None)
-    if not isinstance(raw, list) or len(raw) != 2:
-        raise PlanError("postprocess.clamp must be [lower, upper], each a number or null.")
-    return (raw[0], raw[1])
+from dprelease.plan.table_spec import TableSpec, Unit
 
 
 def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MAX_CELLS) -> Plan:
@@ -252,7 +40,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
     A plan with more than `max_cells` cells (or domain values) is refused first, counted from
     the mapping before any domain is expanded (`dprelease.plan.size`).
     """
-    bag = _Collector()
+    bag = Collector()
     top = bag.mapping(raw, "The plan")
     if top is None or not top:
         raise PlanError("The plan is empty or not a mapping; see the plan format in the README.")
@@ -267,7 +55,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
     for name, raw_column in (raw_columns or {}).items():
         column_raw = bag.mapping(raw_column, f"column {quote(name)}")
         if column_raw is not None:
-            column = _column(str(name), column_raw, bag)
+            column = parse_column(str(name), column_raw, bag)
             if column is not None:
                 columns.append(column)
     schema = bag.build(lambda: Schema(tuple(columns)))
@@ -278,7 +66,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         bag.problems.append("tables must be a list, e.g. - {name: by_sex, by: [sex]}.")
     else:
         for index, raw_table in enumerate(raw_tables):
-            spec = _table(raw_table, index, bag)
+            spec = parse_table(raw_table, index, bag)
             if spec is not None:
                 tables.append(spec)
 
@@ -289,9 +77,9 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         budget = bag.build(
             lambda: Budget(
                 accounting=budget_raw.get("accounting", "zcdp"),
-                epsilon=_number_or_none(budget_raw, "epsilon", "budget"),
-                delta=_number_or_none(budget_raw, "delta", "budget"),
-                rho=_number_or_none(budget_raw, "rho", "budget"),
+                epsilon=number_or_none(budget_raw, "epsilon", "budget"),
+                delta=number_or_none(budget_raw, "delta", "budget"),
+                rho=number_or_none(budget_raw, "rho", "budget"),
                 allocation=budget_raw.get("allocation", "equal"),
                 confidence=budget_raw.get("confidence", 0.95),
             )
@@ -304,7 +92,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         unit = bag.build(
             lambda: Unit(
                 kind=unit_raw.get("kind", "row"),
-                column=_unit_column(unit_raw.get("column")),
+                column=parse_unit_column(unit_raw.get("column")),
                 max_rows=unit_raw.get("max_rows", 1),
             )
         )
@@ -315,10 +103,10 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         bag.keys(post_raw, POSTPROCESS_KEYS, "postprocess")
         postprocess = bag.build(
             lambda: Postprocess(
-                clamp=_clamp(post_raw.get("clamp")),
-                nonnegative=_bool(post_raw, "nonnegative", True),
-                integer=_bool(post_raw, "integer", True),
-                consistent=_bool(post_raw, "consistent", False),
+                clamp=parse_clamp(post_raw.get("clamp")),
+                nonnegative=flag(post_raw, "nonnegative", True),
+                integer=flag(post_raw, "integer", True),
+                consistent=flag(post_raw, "consistent", False),
             )
         )
     data = top.get("data")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.read import dictionary_parts, float_values
+from dprelease.data.columns import dictionary_parts, float_values
 from dprelease.errors import DataError
 
 Codes = np.ndarray  # int64 codes, one per row

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.read import dictionary_parts, float_values
+from dprelease.data.columns import dictionary_parts, float_values
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn, NumericColumn
 from dprelease.risk.classes import RiskInput, combine_codes

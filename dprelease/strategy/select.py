@@ -24,12 +24,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dprelease.accounting.allocation import _fit_exactly
 from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exact_sum
 from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
 from dprelease.accounting.mechanisms.discrete_laplace import laplace_epsilon, laplace_scale
 from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
 from dprelease.accounting.mechanisms.registry import MechanismName, Noise
+from dprelease.accounting.shares import fit_exactly
 from dprelease.errors import BudgetError, PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
@@ -189,7 +189,7 @@ def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np
 
 
 def _fit(shares: list[float], room: Fraction) -> list[float]:
-    return _fit_exactly(shares, range(len(shares)), room)
+    return fit_exactly(shares, range(len(shares)), room)
 
 
 def _noises(

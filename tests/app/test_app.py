@@ -231,7 +231,7 @@ def test_journey_preview_then_release_charged_exactly_once(ledger_file):
 
 def test_budget_meter_shows_what_the_ledger_holds_for_this_data(ledger_file):
     from dprelease.accounting.composition import Guarantee
-    from dprelease.ledger.store import dataset_key
+    from dprelease.ledger.files import dataset_key
 
     sample = dataset_key((ROOT / "data" / "census_sample.csv").read_bytes())
     book = Ledger(ledger_file)

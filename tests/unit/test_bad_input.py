@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from dprelease import cli
-from dprelease.data import read as reading
+from dprelease.data import csv_file
 from helpers.bad_input import (
     CITY_ROWS,
     COLUMNS,
@@ -395,7 +395,7 @@ def test_zip_bomb_is_refused_without_inflating_it(tmp_path: Path, capsys):
 
 
 def test_a_line_longer_than_the_limit_is_one_clear_error(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(reading, "MAX_LINE_BYTES", 2 << 20)
+    monkeypatch.setattr(csv_file, "MAX_LINE_BYTES", 2 << 20)
     kind = Kind(
         "long line", {"data.csv": b"sex,age\n" + b"F" * (5 << 20) + b",30\n"}, "longer than 2 MB"
     )

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprelease.data import read as reading
+from dprelease.data import excel
 from dprelease.data.count import EncodedData, TrueCounts, count, encode, load_data, read_data
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
@@ -454,7 +454,7 @@ def test_excel_values_beyond_the_header_are_refused(tmp_path: Path) -> None:
 def test_excel_zip_bomb_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "d.xlsx"
     write_xlsx(path, [["a"], ["1"]])
-    monkeypatch.setattr(reading, "MAX_EXCEL_BYTES", 1_000)
+    monkeypatch.setattr(excel, "MAX_EXCEL_BYTES", 1_000)
     with pytest.raises(DataError, match="unpacks to more than"):
         read_data(path)
 

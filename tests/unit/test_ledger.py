@@ -15,14 +15,8 @@ import pytest
 
 from dprelease.accounting.composition import Guarantee
 from dprelease.errors import BudgetError, DPReleaseError, InternalError, LedgerError
-from dprelease.ledger.store import (
-    AlreadyChargedError,
-    Balance,
-    Ledger,
-    dataset_key,
-    dataset_key_of_file,
-    default_ledger_path,
-)
+from dprelease.ledger.files import dataset_key, dataset_key_of_file, default_ledger_path
+from dprelease.ledger.store import AlreadyChargedError, Balance, Ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = dataset_key(b"age,sex\n34,F\n")

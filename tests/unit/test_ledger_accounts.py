@@ -16,7 +16,8 @@ from dprelease.accounting.composition import Guarantee
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import BudgetError
-from dprelease.ledger.store import Ledger, dataset_key
+from dprelease.ledger.files import dataset_key
+from dprelease.ledger.store import Ledger
 from dprelease.limits import DELTA_LIMIT
 from helpers.plans import plan_dict
 

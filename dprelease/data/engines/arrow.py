@@ -19,8 +19,9 @@ from typing import TypeVar
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data import read as reading
-from dprelease.data.count import DataReport, count, encode, load_data, merge_reports
+from dprelease.data import csv_file as csv_module
+from dprelease.data.count import count, encode, load_data
+from dprelease.data.csv_file import CsvFile
 from dprelease.data.engines.result import (
     BatchAccumulator,
     CountResult,
@@ -28,7 +29,8 @@ from dprelease.data.engines.result import (
     frozen_counts,
 )
 from dprelease.data.engines.source import DataSource, check_columns
-from dprelease.data.read import SizeLimits, _CsvFile
+from dprelease.data.read import SizeLimits
+from dprelease.data.report import DataReport, merge_reports
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 
@@ -40,7 +42,7 @@ BLOCK_BYTES = 16 << 20  # CSV: about 170,000 rows of the census sample per batch
 
 def block_bytes() -> int:
     """The CSV block: a line must fit in one, so it is also the longest line allowed."""
-    return min(BLOCK_BYTES, reading.MAX_LINE_BYTES)
+    return min(BLOCK_BYTES, csv_module.MAX_LINE_BYTES)
 
 
 class _WrongEncoding(Exception):
@@ -119,7 +121,7 @@ def _with_retries(
     for encoding in source.encodings:
         block = block_bytes()
         while True:
-            csv_file = _CsvFile(
+            csv_file = CsvFile(
                 source.location,
                 encoding,
                 source.delimiter,
@@ -132,13 +134,13 @@ def _with_retries(
             except _WrongEncoding:
                 break
             except _LongLine:
-                if block >= reading.MAX_LINE_BYTES:
+                if block >= csv_module.MAX_LINE_BYTES:
                     raise DataError(
                         f"{source.where} has a line longer than {block >> 20} MB; each line "
                         "must be one record (an unclosed quote turns the rest of the file into "
                         "one value)."
                     ) from None
-                block = reading.MAX_LINE_BYTES
+                block = csv_module.MAX_LINE_BYTES
     raise DataError(
         f"{source.where} is not readable text (tried UTF-8, cp1252, Latin-1); save as UTF-8."
     )
@@ -171,7 +173,7 @@ def _accumulate(
     return CountResult(frozen_counts(totals), report, "arrow", accumulator)
 
 
-def _csv_batches(csv_file: _CsvFile, where: str, columns: list[str]) -> Iterator[pa.RecordBatch]:
+def _csv_batches(csv_file: CsvFile, where: str, columns: list[str]) -> Iterator[pa.RecordBatch]:
     """Every column as text (numbers are parsed by encoding, as `read_data` does)."""
     try:
         for batch in csv_file.stream():

@@ -23,8 +23,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.count import DataReport, encode_columns
+from dprelease.data.count import encode_columns
 from dprelease.data.engines.result import CountResult, frozen_counts
+from dprelease.data.report import DataReport
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 

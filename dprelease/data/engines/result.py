@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.count import DataReport, TrueCounts
+from dprelease.data.count import TrueCounts
+from dprelease.data.report import DataReport
 from dprelease.plan.model import Plan
 
 BatchAccumulator = Callable[[pa.RecordBatch], Any]

@@ -12,16 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from dprelease.data.read import (
-    MissingColumnsError,
-    SizeLimits,
-    _check_size,
-    _detect_format,
-    _open,
-    _select,
-    csv_layout,
-    missing_columns_message,
-)
+from dprelease.data.columns import MissingColumnsError, missing_columns_message, select_columns
+from dprelease.data.csv_file import csv_layout
+from dprelease.data.read import SizeLimits, _check_size, _detect_format, _open
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 
@@ -102,7 +95,7 @@ def check_columns(source: DataSource, plan: Plan) -> list[str]:
     from dprelease.data.count import PLAN_USES, _needed
 
     try:
-        return _select(source.columns, _needed(plan), ())
+        return select_columns(source.columns, _needed(plan), ())
     except MissingColumnsError as error:
         raise DataError(
             missing_columns_message(error.missing, error.available, PLAN_USES, error.found)
