@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from dprelease.data.engines.grouped import counts_from_groups, grouping_query
 from dprelease.data.engines.result import CountResult
 from dprelease.data.engines.source import DataSource, check_columns
@@ -73,9 +75,12 @@ def count_spark(
     view = "dprelease_source"
     frame.createOrReplaceTempView(view)
     query = grouping_query(plan, view, quote_identifier, "rand()")
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
     try:
         groups = session.sql(query).toArrow()
-    except Exception as error:  # Py4J and Spark raise many types; their text may quote data
+    except (Py4JError, PySparkException, pa.ArrowException) as error:  # text may quote data
         raise DataError(
             f"{source.where} could not be read by Spark ({type(error).__name__}); check that "
             "it is well-formed CSV or Parquet."
