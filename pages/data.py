@@ -51,8 +51,8 @@ with right:
         reset_to_sample()
         st.rerun()
 
-if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
-    ws.memo["upload_id"] = uploaded.file_id
+if uploaded is not None and ws.memo.upload_id != uploaded.file_id:
+    ws.memo.upload_id = uploaded.file_id
     data = uploaded.getvalue()
     try:
         table = read_data(data, filename=uploaded.name)
@@ -66,11 +66,12 @@ if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
         untouched_sample = ws.plan == sample_plan_dict()
         if untouched_sample or not set(ws.plan.get("columns", {})) & set(table.column_names):
             ws.plan = empty_plan()  # a new data set starts from a clean plan
-        ws.memo["flash"] = f"Loaded {md(uploaded.name)}: {table.num_columns} columns."
+        ws.memo.flash = f"Loaded {md(uploaded.name)}: {table.num_columns} columns."
         st.rerun()  # so the budget meter in the sidebar shows the new data set
 
-if "flash" in ws.memo:
-    st.success(ws.memo.pop("flash"))
+if ws.memo.flash is not None:
+    st.success(ws.memo.flash)
+    ws.memo.flash = None
 try:
     table = parsed_table(ws)
 except DPReleaseError as error:
@@ -90,8 +91,8 @@ with load_col:
     plan_file = st.file_uploader(
         "Load a plan (YAML or JSON)", type=["yaml", "yml", "json"], key="plan_upload"
     )
-if plan_file is not None and ws.memo.get("plan_id") != plan_file.file_id:
-    ws.memo["plan_id"] = plan_file.file_id
+if plan_file is not None and ws.memo.plan_id != plan_file.file_id:
+    ws.memo.plan_id = plan_file.file_id
     try:
         text = plan_file.getvalue().decode("utf-8-sig")
         fmt = plan_format(Path(plan_file.name))

@@ -22,9 +22,9 @@ def _on_dataset_name() -> None:
     elif len(name) <= 200 and name.isprintable():
         ws.plan = {**ws.plan, "dataset": name}
     else:
-        ws.memo["dataset_name_error"] = DATASET_NAME_RULE
+        ws.memo.dataset_name_error = DATASET_NAME_RULE
         return
-    ws.memo.pop("dataset_name_error", None)
+    ws.memo.dataset_name_error = None
 
 
 ws = workspace()
@@ -54,8 +54,8 @@ st.text_input(
     help="Saved in the plan as `dataset:`. The same records share one account whatever the "
     "name; a name also keeps changed records of the same data set in one account.",
 )
-if ws.memo.get("dataset_name_error"):
-    st.error(ws.memo["dataset_name_error"])
+if ws.memo.dataset_name_error:
+    st.error(ws.memo.dataset_name_error)
 try:
     account = ledger_account(ws, book)
     resolved = book.account(account.records, account.name, account.legacy)

@@ -29,7 +29,6 @@ ALLOCATIONS = {
     "targets": "targets: just enough for each table's accuracy target",
 }
 _SLIDER = tuple(float(f"{v:.2g}") for v in np.geomspace(0.01, 20, 34))
-_ERROR = "budget_input_error"
 
 
 def _slider_options(value: float) -> list[float]:
@@ -38,11 +37,11 @@ def _slider_options(value: float) -> list[float]:
 
 def _set(ws: Workspace, **changes: object) -> None:
     ws.plan = set_budget(ws.plan, **changes)
-    ws.memo.pop(_ERROR, None)
+    ws.memo.budget_error = None
 
 
 def _refuse(ws: Workspace, message: str) -> None:
-    ws.memo[_ERROR] = message
+    ws.memo.budget_error = message
 
 
 def _number(text: str) -> float | None:
@@ -167,5 +166,5 @@ def budget_inputs(ws: Workspace) -> None:
             on_change=on_delta,
             help="The chance the guarantee fails outright; keep it far below 1 / rows.",
         )
-    if ws.memo.get(_ERROR):
-        st.error(md(ws.memo[_ERROR]))
+    if ws.memo.budget_error:
+        st.error(md(ws.memo.budget_error))

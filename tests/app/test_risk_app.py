@@ -49,7 +49,7 @@ def test_risk_attack_runs_on_a_click_and_shows_both_sides():
     assert not app.table or len(app.table) < 4  # nothing before the click
     app.button(key="risk_attack").click().run()
     assert not app.exception, app.exception
-    result = app.session_state["workspace"].memo["risk_attack"]
+    result = app.session_state["workspace"].memo.risk_attack
     assert result["areas_tried"] == 10 and result["dp"] is not None
     text = " ".join(str(t.value) for t in app.table)
     assert "preview" in text and "exact tables" in text
