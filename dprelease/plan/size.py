@@ -54,15 +54,37 @@ def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _table_cells(raw: object, sizes: Mapping[str, int]) -> int:
-    """Π of the sizes of a table's `by` columns (the grand total: 1 cell)."""
+def _by(raw: object) -> list[str]:
+    """A raw table's `by` column names (text; whole numbers as their text; others skipped)."""
     by = raw.get("by", []) if isinstance(raw, Mapping) else []
     by = [by] if isinstance(by, str) else by
+    names = by if isinstance(by, list) else []
+    return [str(n) for n in names if isinstance(n, str | int) and not isinstance(n, bool)]
+
+
+def _table_cells(raw: object, sizes: Mapping[str, int]) -> int:
+    """Π of the sizes of a table's `by` columns (the grand total: 1 cell)."""
     cells = 1
-    for name in by if isinstance(by, list) else []:
-        if isinstance(name, str | int) and not isinstance(name, bool):
-            cells = min(cells * sizes.get(str(name), 1), _CAP)
+    for name in _by(raw):
+        cells = min(cells * sizes.get(name, 1), _CAP)
     return cells
+
+
+def _column_sizes(top: Mapping[str, Any]) -> dict[str, int]:
+    columns = top.get("columns")
+    raw_columns = columns if isinstance(columns, Mapping) else {}
+    return {str(name): column_size(raw) for name, raw in raw_columns.items()}
+
+
+def table_cells(top: Mapping[str, Any]) -> list[int | None]:
+    """Cells of each table of a (draft) plan mapping, counted without expanding anything;
+    None for a table that uses a column the plan does not declare."""
+    sizes = _column_sizes(top)
+    tables = top.get("tables")
+    return [
+        _table_cells(raw, sizes) if all(name in sizes for name in _by(raw)) else None
+        for raw in (tables if isinstance(tables, list) else [])
+    ]
 
 
 def _count(number: int) -> str:
@@ -72,9 +94,7 @@ def _count(number: int) -> str:
 def check_plan_size(top: Mapping[str, Any], max_cells: int) -> None:
     """Refuse a plan whose tables have more than `max_cells` cells in all, or whose columns
     declare more than `max_cells` domain values in all, before anything is expanded."""
-    columns = top.get("columns")
-    raw_columns = columns if isinstance(columns, Mapping) else {}
-    sizes = {str(name): column_size(raw) for name, raw in raw_columns.items()}
+    sizes = _column_sizes(top)
     how = "the limit is set with --max-cells"
     values = min(sum(sizes.values()), _CAP)
     if values > max_cells:

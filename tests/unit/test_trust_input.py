@@ -21,7 +21,7 @@ from dprelease.data.count import count, load_data
 from dprelease.errors import DataError, PlanError, quote
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.parse import load_plan, loads_plan, parse_plan
-from dprelease.plan.size import column_size
+from dprelease.plan.size import column_size, table_cells
 from dprelease.release.draw import draw_release
 from dprelease.release.report import report_html
 from helpers.trust_input import ROOT, TAIL, alias_bomb, wide_plan
@@ -181,6 +181,26 @@ def test_column_sizes_are_counted_as_the_parser_builds_them(raw, size: int) -> N
             }
         )
         assert plan.schema["a"].size == size
+
+
+def test_table_cells_of_a_draft_match_the_parsed_plan_and_mark_undeclared_columns() -> None:
+    draft = {
+        "columns": {
+            "sex": {"domain": ["F", "M"]},
+            "age": {"kind": "numeric", "bins": {"start": 0, "stop": 100, "width": 10}},
+            "year": {"domain": {"range": [2000, 2019]}},
+        },
+        "tables": [
+            {"name": "total"},
+            {"name": "sex_age", "by": ["sex", "age"]},
+            {"name": "year", "by": "year"},
+            {"name": "draft", "by": ["sex", "county"]},  # county is not declared yet
+        ],
+        "budget": {"accounting": "pure", "epsilon": 1},
+    }
+    assert table_cells(draft) == [1, 2 * 10, 20, None]
+    parsed = parse_plan({**draft, "tables": draft["tables"][:3]})
+    assert table_cells(draft)[:3] == [t.cells(parsed.schema) for t in parsed.tables]
 
 
 @pytest.mark.parametrize("command", ["plan", "validate", "release"])
