@@ -30,7 +30,7 @@ from dprelease.data.read import read_data
 from dprelease.data.report import ColumnReport, DataReport
 from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
-from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn
+from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn, Schema
 from dprelease.plan.table_spec import Unit
 
 __all__ = [
@@ -115,14 +115,14 @@ def encode(table: pa.Table, plan: Plan, *, rng: np.random.Generator | None = Non
         found = len(_needed(plan)) - len(missing)
         raise DataError(missing_columns_message(missing, table.column_names, PLAN_USES, found))
     keep = _unit_cap(table, plan.unit, rng)
-    codes, reports = encode_columns(table, plan, plan.used_columns, keep=keep)
+    codes, reports = encode_columns(table, plan.schema, plan.used_columns, keep=keep)
     dropped = 0 if keep is None else table.num_rows - int(np.count_nonzero(keep))
     return EncodedData(MappingProxyType(codes), DataReport(table.num_rows, dropped, tuple(reports)))
 
 
 def encode_columns(
     table: pa.Table,
-    plan: Plan,
+    schema: Schema,
     names: Sequence[str],
     *,
     keep: np.ndarray | None = None,
@@ -136,7 +136,7 @@ def encode_columns(
     codes: dict[str, np.ndarray] = {}
     reports: list[ColumnReport] = []
     for name in names:
-        column = plan.schema[name]
+        column = schema[name]
         if isinstance(column, CategoricalColumn):
             codes[name], report = _encode_categorical(table.column(name), column, keep, weights)
         else:

@@ -1,7 +1,7 @@
 """CONFIDENTIAL: how the data's values fall against the declared domains, column by column.
 
 The Data page shows it to the data holder while they declare domains, before any table
-exists, so it encodes every declared column through a one-way table of its own.
+exists, so it encodes every declared column present in the data on its own (no unit cap).
 """
 
 from __future__ import annotations
@@ -10,11 +10,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from dprelease.data.count import encode
+from dprelease.data.count import encode_columns
 from dprelease.data.report import ColumnReport
-from dprelease.plan.parse import parse_plan
-
-_COVERAGE_BUDGET = {"accounting": "pure", "epsilon": 1.0}  # never spent: encoding only
+from dprelease.plan.parse import parse_schema
 
 
 def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnReport]:
@@ -24,13 +22,5 @@ def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnRe
     present = [name for name in columns if name in table.column_names]
     if not present:
         return {}
-    probe = parse_plan(
-        {
-            "version": 1,
-            "columns": columns,
-            "tables": [{"name": f"c{i}", "by": [name]} for i, name in enumerate(present)],
-            "budget": _COVERAGE_BUDGET,
-        }
-    )
-    report = encode(table, probe).report
-    return {column.name: column for column in report.columns}
+    _, reports = encode_columns(table, parse_schema(columns), present)
+    return {report.name: report for report in reports}

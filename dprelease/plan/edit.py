@@ -301,19 +301,14 @@ def set_unit(plan: PlanDict, column: str | None, max_rows: int = 1) -> PlanDict:
 
 def check_column(plan: PlanDict, name: str) -> None:
     """Raise PlanError if column `name` (with its chain of parents) is not a valid declaration."""
-    from dprelease.plan.parse import parse_plan  # planfile imports the plan model; keep it lazy
+    from dprelease.plan.parse import parse_schema  # parse imports the plan model; keep it lazy
 
     columns = plan.get("columns", {})
+    if name not in columns:
+        raise PlanError(f"Unknown column {quote(name)}: declare it first.")
     chain: dict[str, Any] = {}
     current: str | None = name
     while current is not None and current in columns and current not in chain:
         chain[current] = columns[current]
         current = columns[current].get("parent")
-    parse_plan(
-        {
-            "version": PLAN_VERSION,
-            "columns": chain,
-            "tables": [{"name": "probe", "by": [name]}],
-            "budget": {"accounting": "pure", "epsilon": 1},
-        }
-    )
+    parse_schema(chain)

@@ -34,6 +34,31 @@ from dprelease.plan.size import check_plan_size
 from dprelease.plan.table_spec import TableSpec, Unit
 
 
+def _schema(raw: object, bag: Collector) -> Schema | None:
+    """The `columns:` section as a Schema (hierarchies checked), problems into `bag`."""
+    columns: list[Column] = []
+    raw_columns = bag.mapping(raw, "columns")
+    for name, raw_column in (raw_columns or {}).items():
+        column_raw = bag.mapping(raw_column, f"column {quote(name)}")
+        if column_raw is not None:
+            column = parse_column(str(name), column_raw, bag)
+            if column is not None:
+                columns.append(column)
+    return bag.build(lambda: Schema(tuple(columns)))
+
+
+def parse_schema(raw_columns: object, *, max_cells: int = MAX_CELLS) -> Schema:
+    """A plan's `columns:` section alone as a Schema, every problem at once: the columns of a
+    draft are checked before any table uses them. Too many domain values in all are refused
+    first, as `parse_plan` does."""
+    check_plan_size({"columns": raw_columns}, max_cells)
+    bag = Collector()
+    schema = _schema(raw_columns, bag)
+    if bag.problems or schema is None:
+        raise PlanError.from_problems(bag.problems or ["The columns could not be read."])
+    return schema
+
+
 def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MAX_CELLS) -> Plan:
     """Build a `Plan` from its JSON/YAML mapping, reporting every problem at once.
 
@@ -50,15 +75,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
     if isinstance(version, bool) or version != PLAN_VERSION:
         bag.problems.append(f"Plan version {quote(version)} is not supported (supported: 1).")
 
-    columns: list[Column] = []
-    raw_columns = bag.mapping(top.get("columns"), "columns")
-    for name, raw_column in (raw_columns or {}).items():
-        column_raw = bag.mapping(raw_column, f"column {quote(name)}")
-        if column_raw is not None:
-            column = parse_column(str(name), column_raw, bag)
-            if column is not None:
-                columns.append(column)
-    schema = bag.build(lambda: Schema(tuple(columns)))
+    schema = _schema(top.get("columns"), bag)
 
     raw_tables = top.get("tables", [])
     tables: list[TableSpec] = []

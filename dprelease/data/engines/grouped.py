@@ -102,7 +102,9 @@ def counts_from_groups(
     reports = []
     for name in used:
         selected, kept = rows_of(next(s for s in sets if name in s))
-        _, (column_report,) = encode_columns(_as_read(selected, [name]), plan, [name], weights=kept)
+        _, (column_report,) = encode_columns(
+            _as_read(selected, [name]), plan.schema, [name], weights=kept
+        )
         reports.append(column_report)
     counts: dict[str, np.ndarray] = {}
     for spec in plan.tables:
@@ -110,7 +112,7 @@ def counts_from_groups(
             counts[spec.name] = np.array([rows_kept], dtype=np.int64)
             continue
         selected, kept = rows_of(spec.by)
-        codes, _ = encode_columns(_as_read(selected, spec.by), plan, spec.by, weights=kept)
+        codes, _ = encode_columns(_as_read(selected, spec.by), plan.schema, spec.by, weights=kept)
         counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
     report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
     return CountResult(frozen_counts(counts), report, engine)
