@@ -13,7 +13,9 @@ from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
 from dprelease.limits import MAX_CELLS, MAX_ROWS_PER_UNIT
 from dprelease.plan.edit import empty_plan, ignore_column, set_unit
+from dprelease.plan.model import default_of
 from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
+from dprelease.plan.table_spec import Unit
 from dprelease.plan.yaml_text import plan_yaml
 from ui.column_editor import column_editor
 from ui.markdown import md, md_frame
@@ -145,7 +147,7 @@ else:
         "At most this many rows per id (extra rows are dropped at random)",
         min_value=1,
         max_value=MAX_ROWS_PER_UNIT,
-        value=int(unit.get("max_rows", 1)),
+        value=int(unit.get("max_rows", default_of(Unit, "max_rows"))),
         key="unit_max_rows",
     )
     if (current, unit.get("max_rows")) != (column, max_rows):

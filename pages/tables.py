@@ -9,7 +9,9 @@ import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import add_every_k_way, add_table
+from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
+from dprelease.plan.table_spec import TableSpec
 from ui.markdown import md
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits
@@ -65,7 +67,7 @@ if not tables:
     st.stop()
 
 _, problem = current_plan(ws)
-accounting = ws.plan.get("budget", {}).get("accounting", "zcdp")
+accounting = ws.plan.get("budget", {}).get("accounting", default_of(Budget, "accounting"))
 lock_unit = "rho" if accounting == "zcdp" else "epsilon"
 cells = table_cells(ws.plan)  # None: a column the plan does not declare
 frame = pd.DataFrame(
@@ -74,7 +76,7 @@ frame = pd.DataFrame(
             "name": t.get("name", ""),
             "columns": " × ".join(t.get("by", [])) or "(total)",
             "cells": math.nan if n is None else n,
-            "weight": float(t.get("weight", 1)),
+            "weight": float(t.get("weight", default_of(TableSpec, "weight"))),
             f"locked {lock_unit}": t.get(lock_unit),
             "target MoE per cell": (t.get("target") or {}).get("moe"),
             "target MoE whole table": (t.get("target") or {}).get("moe_table"),

@@ -12,6 +12,7 @@ import streamlit as st
 from dprelease.errors import PlanError
 from dprelease.limits import EPSILON_LIMIT
 from dprelease.plan.edit import set_budget
+from dprelease.plan.model import Budget, default_of
 from dprelease.plan.table_spec import check_delta
 from ui.markdown import md
 from ui.state import Workspace
@@ -54,7 +55,7 @@ def _number(text: str) -> float | None:
 
 def budget_inputs(ws: Workspace) -> None:
     budget = ws.plan.get("budget", {})
-    accounting = budget.get("accounting", "zcdp")
+    accounting = budget.get("accounting", default_of(Budget, "accounting"))
     epsilon = budget.get("epsilon")
     rho = budget.get("rho")
 
@@ -80,7 +81,7 @@ def budget_inputs(ws: Workspace) -> None:
     top[1].selectbox(
         "Allocation",
         list(ALLOCATIONS),
-        index=list(ALLOCATIONS).index(budget.get("allocation", "equal")),
+        index=list(ALLOCATIONS).index(budget.get("allocation", default_of(Budget, "allocation"))),
         format_func=ALLOCATIONS.__getitem__,
         key="allocation",
         on_change=lambda: _set(ws, allocation=st.session_state["allocation"]),
@@ -89,7 +90,7 @@ def budget_inputs(ws: Workspace) -> None:
         "Confidence of the margins of error",
         0.5,
         0.99,
-        value=float(budget.get("confidence", 0.95)),
+        value=float(budget.get("confidence", default_of(Budget, "confidence"))),
         step=0.01,
         key="confidence",
         on_change=lambda: _set(ws, confidence=st.session_state["confidence"]),

@@ -20,8 +20,8 @@ import pyarrow as pa
 
 from dprelease.data.columns import dictionary_parts
 from dprelease.errors import PlanError, quote
-from dprelease.plan.model import PLAN_VERSION
-from dprelease.plan.table_spec import TABLE_NAME
+from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, default_of
+from dprelease.plan.table_spec import TABLE_NAME, Unit
 
 PlanDict = dict[str, Any]
 _INTEGER = re.compile(r"-?[1-9][0-9]*|0")  # canonical whole numbers only: "01" stays text
@@ -30,14 +30,20 @@ MAX_DOMAIN_FROM_DATA = 10_000
 
 def empty_plan(epsilon: float = 1.0) -> PlanDict:
     """A plan with no columns or tables yet and a sensible default budget."""
+    post = Postprocess().to_dict()
+    post.pop("consistent")  # off by default; the Preview page writes it when switched on
     return {
         "version": PLAN_VERSION,
-        "unit": {"kind": "row"},
-        "neighbors": "add_remove",
+        "unit": {"kind": default_of(Unit, "kind")},
+        "neighbors": default_of(Plan, "neighbors"),
         "columns": {},
         "tables": [],
-        "budget": {"accounting": "zcdp", "epsilon": epsilon, "delta": 1e-10},
-        "postprocess": {"clamp": [None, None], "nonnegative": True, "integer": True},
+        "budget": {
+            "accounting": default_of(Budget, "accounting"),
+            "epsilon": epsilon,
+            "delta": 1e-10,
+        },
+        "postprocess": post,
     }
 
 
@@ -288,7 +294,7 @@ def set_unit(plan: PlanDict, column: str | None, max_rows: int = 1) -> PlanDict:
     """Rows are the unit (column None), or each value of an id column, capped at max_rows."""
     out = _copy(plan)
     out["unit"] = (
-        {"kind": "row"}
+        {"kind": default_of(Unit, "kind")}
         if column is None
         else {
             "kind": "id",

@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from dprelease.errors import DPReleaseError, PlanError, quote
-from dprelease.plan.model import did_you_mean
+from dprelease.plan.model import Budget, Postprocess, did_you_mean, keys_of
 from dprelease.plan.schema import CategoricalColumn, Column, NumericColumn, is_number
-from dprelease.plan.table_spec import TableSpec, Target
+from dprelease.plan.table_spec import TableSpec, Target, Unit
 
 T = TypeVar("T")
 TOP_KEYS = (
@@ -26,11 +26,11 @@ TOP_KEYS = (
     "postprocess",
 )
 COLUMN_KEYS = ("kind", "domain", "other", "bins", "parent", "parent_map", "domain_source")
-TABLE_KEYS = ("name", "by", "weight", "epsilon", "rho", "delta", "target")
-BUDGET_KEYS = ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
-POSTPROCESS_KEYS = ("clamp", "nonnegative", "integer", "consistent")
-UNIT_KEYS = ("kind", "column", "max_rows")
-TARGET_KEYS = ("moe", "moe_table")
+TABLE_KEYS = keys_of(TableSpec)
+BUDGET_KEYS = keys_of(Budget)
+POSTPROCESS_KEYS = keys_of(Postprocess)
+UNIT_KEYS = keys_of(Unit)
+TARGET_KEYS = keys_of(Target)
 
 
 class Collector:
@@ -65,6 +65,11 @@ class Collector:
         return None
 
 
+def given(raw: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """The `keys` the plan writes; the value type's own defaults fill in the others."""
+    return {key: raw[key] for key in keys if key in raw}
+
+
 def number_or_none(raw: Mapping[str, Any], key: str, where: str) -> Any:
     value = raw.get(key)
     if value is not None and not is_number(value):
@@ -72,8 +77,8 @@ def number_or_none(raw: Mapping[str, Any], key: str, where: str) -> Any:
     return value
 
 
-def flag(raw: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = raw.get(key, default)
+def flag(raw: Mapping[str, Any], key: str) -> bool:
+    value = raw[key]
     if not isinstance(value, bool):
         raise PlanError(f"postprocess.{key} must be true or false, got {quote(value)}.")
     return value
@@ -195,7 +200,7 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | None:
         lambda: TableSpec(
             name=table.get("name", f"table_{index + 1}"),
             by=tuple(by),
-            weight=table.get("weight", 1.0),
+            **given(table, "weight"),
             epsilon=number_or_none(table, "epsilon", where),
             rho=number_or_none(table, "rho", where),
             delta=number_or_none(table, "delta", where),

@@ -5,10 +5,11 @@ Reading and writing plan files is `dprelease.plan.parse`.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from dprelease.errors import PlanError, quote
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
@@ -83,6 +84,15 @@ class Postprocess:
     nonnegative: bool = True
     integer: bool = True
     consistent: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan's `postprocess:` section (also in a release's metadata)."""
+        return {
+            "clamp": list(self.clamp),
+            "nonnegative": self.nonnegative,
+            "integer": self.integer,
+            "consistent": self.consistent,
+        }
 
     def __post_init__(self) -> None:
         lower, upper = self.clamp
@@ -184,3 +194,17 @@ def _lock_problems(spec: TableSpec, budget: Budget) -> list[str]:
     if spec.delta is not None and budget.accounting != "approx":
         return [f"{where} locks delta, which only approx accounting splits."]
     return []
+
+
+def keys_of(value_type: type[Any]) -> tuple[str, ...]:
+    """The keys of a plan section: the fields of the value it is parsed into, in their order
+    (written once, in the dataclass)."""
+    return tuple(f.name for f in dataclasses.fields(value_type))
+
+
+def default_of(value_type: type[Any], key: str) -> Any:
+    """The default of a plan key: the dataclass field's own (written once, in the dataclass)."""
+    default = {f.name: f.default for f in dataclasses.fields(value_type)}[key]
+    if default is dataclasses.MISSING:
+        raise KeyError(f"{value_type.__name__}.{key} has no default")
+    return default

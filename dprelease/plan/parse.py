@@ -22,6 +22,7 @@ from dprelease.plan.fields import (
     UNIT_KEYS,
     Collector,
     flag,
+    given,
     number_or_none,
     parse_clamp,
     parse_column,
@@ -93,12 +94,10 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         bag.keys(budget_raw, BUDGET_KEYS, "budget")
         budget = bag.build(
             lambda: Budget(
-                accounting=budget_raw.get("accounting", "zcdp"),
+                **given(budget_raw, "accounting", "allocation", "confidence"),
                 epsilon=number_or_none(budget_raw, "epsilon", "budget"),
                 delta=number_or_none(budget_raw, "delta", "budget"),
                 rho=number_or_none(budget_raw, "rho", "budget"),
-                allocation=budget_raw.get("allocation", "equal"),
-                confidence=budget_raw.get("confidence", 0.95),
             )
         )
 
@@ -108,9 +107,8 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         bag.keys(unit_raw, UNIT_KEYS, "unit")
         unit = bag.build(
             lambda: Unit(
-                kind=unit_raw.get("kind", "row"),
+                **given(unit_raw, "kind", "max_rows"),
                 column=parse_unit_column(unit_raw.get("column")),
-                max_rows=unit_raw.get("max_rows", 1),
             )
         )
 
@@ -121,9 +119,11 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         postprocess = bag.build(
             lambda: Postprocess(
                 clamp=parse_clamp(post_raw.get("clamp")),
-                nonnegative=flag(post_raw, "nonnegative", True),
-                integer=flag(post_raw, "integer", True),
-                consistent=flag(post_raw, "consistent", False),
+                **{
+                    key: flag(post_raw, key)
+                    for key in ("nonnegative", "integer", "consistent")
+                    if key in post_raw
+                },
             )
         )
     data = top.get("data")
@@ -142,7 +142,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         tables=tuple(tables),
         budget=budget,
         unit=unit,
-        neighbors=top.get("neighbors", "add_remove"),
+        **given(top, "neighbors"),
         postprocess=postprocess,
         data=data,
         dataset=dataset,
@@ -214,13 +214,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     out["budget"] = {
         key: getattr(budget, key) for key in BUDGET_KEYS if getattr(budget, key) is not None
     }
-    post = plan.postprocess
-    out["postprocess"] = {
-        "clamp": list(post.clamp),
-        "nonnegative": post.nonnegative,
-        "integer": post.integer,
-        "consistent": post.consistent,
-    }
+    out["postprocess"] = plan.postprocess.to_dict()
     return out
 
 

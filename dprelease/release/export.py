@@ -78,10 +78,7 @@ def release_metadata(release: Release) -> dict[str, Any]:
         if accuracy is not None:
             entry["accuracy"] = accuracy.to_dict()
     meta["postprocess"] = {
-        "clamp": list(plan.postprocess.clamp),
-        "nonnegative": plan.postprocess.nonnegative,
-        "integer": plan.postprocess.integer,
-        "consistent": plan.postprocess.consistent,
+        **plan.postprocess.to_dict(),
         "step_order": list(STEP_ORDER),
         "steps_applied": list(release.steps_applied),
         "steps_skipped": list(release.steps_skipped),

@@ -151,3 +151,40 @@ def test_numbers_as_column_names_are_taken_as_text():
 def test_a_key_given_twice_is_refused(text, fmt):
     with pytest.raises(PlanError, match="'epsilon' twice"):
         loads_plan(text, fmt)
+
+
+def test_key_lists_and_defaults_come_from_the_value_types() -> None:
+    """Written once, in the dataclasses: the parser's allowed keys (in the order its messages
+    list them) and the defaults the parser, the draft plan and the pages fill in."""
+    from dprelease.plan.edit import empty_plan
+    from dprelease.plan.fields import BUDGET_KEYS, POSTPROCESS_KEYS, TABLE_KEYS, UNIT_KEYS
+    from dprelease.plan.model import Budget, Plan, default_of
+
+    assert BUDGET_KEYS == ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
+    assert TABLE_KEYS == ("name", "by", "weight", "epsilon", "rho", "delta", "target")
+    assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent")
+    assert UNIT_KEYS == ("kind", "column", "max_rows")
+    assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("zcdp", 0.95)
+    assert default_of(Plan, "neighbors") == "add_remove"
+    with pytest.raises(KeyError):
+        default_of(Plan, "schema")  # required: no default
+    draft = {**empty_plan(), "columns": {"sex": {"domain": ["F", "M"]}}}
+    draft["tables"] = [{"name": "sex", "by": ["sex"]}]
+    plan = parse_plan(draft)
+    assert (plan.budget.accounting, plan.budget.allocation, plan.budget.confidence) == (
+        "zcdp",
+        "equal",
+        0.95,
+    )
+    assert (plan.unit.kind, plan.unit.max_rows, plan.neighbors) == ("row", 1, "add_remove")
+    assert plan.postprocess.to_dict() == {
+        "clamp": [None, None],
+        "nonnegative": True,
+        "integer": True,
+        "consistent": False,
+    }
+    assert empty_plan()["postprocess"] == {
+        "clamp": [None, None],
+        "nonnegative": True,
+        "integer": True,
+    }
