@@ -47,7 +47,7 @@ Gaussian ≈ 47 µs per draw, so each audit (4N draws) takes 1–4 s.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -244,6 +244,19 @@ def run_audit(
     loss_x = privacy_loss(claimed_noise, noise_at_x, shift)
     loss_x_prime = privacy_loss(claimed_noise, noise_at_x_prime, shift)
     thresholds = _thresholds(claimed_noise, shift)
+    return audit_losses(loss_x, loss_x_prime, thresholds, claim, alpha)
+
+
+def audit_losses(
+    loss_x: np.ndarray,
+    loss_x_prime: np.ndarray,
+    thresholds: Sequence[float],
+    claim: Claim,
+    alpha: float = ALPHA,
+) -> AuditResult:
+    """The audit from the claimed privacy loss of every output drawn under x and under x′
+    (one row per sample): Clopper–Pearson bounds on the mass of each rejection set."""
+    samples = len(loss_x)
     sets = 2 * len(thresholds)
     level = alpha / (2 * sets)
     # Sets {L ≥ t} (x is more likely) and their mirrors {L ≤ −t} with x and x′ swapped.

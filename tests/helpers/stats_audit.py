@@ -19,7 +19,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from dprelease.errors import InternalError
-from helpers.audit import ALPHA, AuditResult, Claim, _clopper_pearson, _most_violating
+from helpers.audit import ALPHA, AuditResult, Claim, audit_losses
 
 LOSS_CUTS = (0.0, 0.25, 0.5, 0.75, 1.0)  # fractions of the largest finite |L| used as thresholds
 
@@ -55,16 +55,4 @@ def audit_outputs(
     top = max(finite, default=0.0)
     thresholds = sorted({top * c for c in LOSS_CUTS if top * c > 0} | {np.inf})
     loss_x, loss_x_prime = _losses(outputs_x, p, p_prime), _losses(outputs_x_prime, p, p_prime)
-    sets = 2 * len(thresholds)
-    level = alpha / (2 * sets)
-    hits0 = np.array(
-        [np.count_nonzero(loss_x >= t) for t in thresholds]
-        + [np.count_nonzero(loss_x_prime <= -t) for t in thresholds]
-    )
-    hits1 = np.array(
-        [np.count_nonzero(loss_x_prime >= t) for t in thresholds]
-        + [np.count_nonzero(loss_x <= -t) for t in thresholds]
-    )
-    p0_lower, _ = _clopper_pearson(hits0, samples, level)
-    _, p1_upper = _clopper_pearson(hits1, samples, level)
-    return _most_violating(p0_lower, p1_upper, claim, sets, samples, alpha)
+    return audit_losses(loss_x, loss_x_prime, thresholds, claim, alpha)

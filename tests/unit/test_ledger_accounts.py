@@ -4,9 +4,6 @@
 import io
 import json
 import sqlite3
-import subprocess
-import sys
-from pathlib import Path
 
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -19,9 +16,9 @@ from dprelease.errors import BudgetError
 from dprelease.ledger.files import dataset_key
 from dprelease.ledger.store import Ledger
 from dprelease.limits import DELTA_LIMIT
+from helpers.cli import run
 from helpers.plans import plan_dict
 
-ROOT = Path(__file__).resolve().parents[2]
 A = "a" * 64
 B = "b" * 64
 
@@ -129,17 +126,6 @@ ROWS = "age,sex,race\n" + "".join(
     f"{20 + i % 60},{'Female' if i % 2 else 'Male'},{'White' if i % 3 else 'Asian'}\n"
     for i in range(200)
 )
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dprelease", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=120,
-    )
 
 
 def test_a_newline_or_parquet_copy_does_not_open_a_new_account(tmp_path):
