@@ -28,9 +28,9 @@ import pyarrow.csv as pacsv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dprelease.data import EncodedData, count, encode, load_data, read_data
-from dprelease.plan import Plan
-from dprelease.planfile import parse_plan
+from dprelease.data.count import EncodedData, count, encode, load_data, read_data
+from dprelease.plan.model import Plan
+from dprelease.plan.parse import parse_plan
 
 REPEATS = 9
 SIZES = (100_000, 1_000_000)

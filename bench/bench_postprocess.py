@@ -26,18 +26,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dprelease.allocation import allocate  # noqa: E402
-from dprelease.consistency import (  # noqa: E402
+from dprelease.accounting.allocation import allocate  # noqa: E402
+from dprelease.data.count import count, encode, load_data  # noqa: E402
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict  # noqa: E402
+from dprelease.postprocess.consistency import (  # noqa: E402
     bounded_projection,
     weighted_projection,
 )
-from dprelease.data import count, encode, load_data  # noqa: E402
-from dprelease.noise import preview_noise  # noqa: E402
-from dprelease.planfile import load_plan, parse_plan, plan_to_dict  # noqa: E402
-from dprelease.postprocess import make_problem  # noqa: E402
-from dprelease.release import draw_preview  # noqa: E402
-from dprelease.rounding import controlled_round  # noqa: E402
-from dprelease.sample import generate_sample, sample_plan_dict  # noqa: E402
+from dprelease.postprocess.pipeline import make_problem  # noqa: E402
+from dprelease.postprocess.rounding import controlled_round  # noqa: E402
+from dprelease.release.draw import draw_preview  # noqa: E402
+from dprelease.release.noise import preview_noise  # noqa: E402
+from dprelease.sample.generator import generate_sample, sample_plan_dict  # noqa: E402
 
 TABLES = [
     ["county", "age"], ["county", "race"], ["county", "education"], ["county", "sex"],

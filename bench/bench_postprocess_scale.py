@@ -22,12 +22,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dprelease.allocation import allocate  # noqa: E402
-from dprelease.data import count, encode  # noqa: E402
-from dprelease.noise import preview_noise  # noqa: E402
-from dprelease.planfile import parse_plan  # noqa: E402
-from dprelease.postprocess import postprocess  # noqa: E402
-from dprelease.sample import generate_sample, sample_plan_dict  # noqa: E402
+from dprelease.accounting.allocation import allocate  # noqa: E402
+from dprelease.data.count import count, encode  # noqa: E402
+from dprelease.plan.parse import parse_plan  # noqa: E402
+from dprelease.postprocess.pipeline import postprocess  # noqa: E402
+from dprelease.release.noise import preview_noise  # noqa: E402
+from dprelease.sample.generator import generate_sample, sample_plan_dict  # noqa: E402
 
 TABLES = [
     ["county", "age", "sex", "race"], ["state", "age", "sex", "race"],

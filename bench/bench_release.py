@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 from workload import workload_plan_dict  # noqa: E402
 
-from dprelease.sample import write_sample  # noqa: E402
+from dprelease.sample.generator import write_sample  # noqa: E402
 
 
 def prepare(rows: int, out: Path) -> tuple[Path, Path]:

@@ -17,12 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dprelease.planfile import load_plan
-from dprelease.reading import read_data
+from dprelease.data.read import read_data
+from dprelease.plan.parse import load_plan
 from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.measures import measure_risk
-from dprelease.sample import generate_sample
+from dprelease.sample.generator import generate_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 QI = ["county", "age", "sex", "race", "hispanic"]

@@ -39,7 +39,7 @@ PART_ROWS = 100_000_000
 def base_table(folder: Path):  # type: ignore[no-untyped-def]
     import pyarrow.parquet as pq
 
-    from dprelease.sample import generate_sample
+    from dprelease.sample.generator import generate_sample
 
     path = folder / "base.parquet"
     if not path.exists():

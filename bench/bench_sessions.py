@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.async_api import Browser, Page, async_playwright  # noqa: E402
 from playwright.async_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-from dprelease.sample import write_sample  # noqa: E402
-from tests.browser import CHROMIUM_FLAGS, chromium_path, file_input, streamlit_server  # noqa: E402
+from dprelease.sample.generator import write_sample  # noqa: E402
+from helpers.browser import CHROMIUM_FLAGS, chromium_path, file_input, streamlit_server  # noqa: E402
 
 PLAN = ROOT / "data" / "census_sample.plan.yaml"
 TIMEOUT = 180_000

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dprelease.sample import sample_plan_dict
+from dprelease.sample.generator import sample_plan_dict
 
 WORKLOAD = [
     ["state"], ["age"], ["sex"], ["race"], ["education"],

@@ -1,40 +1,71 @@
 """dprelease: plan a privacy-loss budget and publish differentially private tables.
 
-Module map, in import order (each module imports only those above it):
+The module map (the one place it is written; the README points here). Dependencies point
+inward: each line imports only from lines above it or from its own subpackage.
 
-- errors       DPReleaseError (user-fixable, exit 2) and InternalError (a bug)
-- limits       every numeric limit in one place (decoded data size, rows, …)
-- schema       columns and their public domains, bins, geography hierarchy
-- tables       TableSpec, privacy unit, sensitivity
-- plan         the release plan as a value (contract v1); planfile reads and writes it
-- bisection    the one monotone search every inverse and conversion uses
-- accounting   composition (basic, advanced, KOV) and zCDP ↔ (ε, δ) conversion
-- mechanisms   privacy maps, their inverses, noise std and margins of error
-- splitting    numerical solvers for optimal budget splits
-- allocation   allocate(plan): each table's budget and noise, the composed total
-- sample       the synthetic census-like sample data set
-- reading      read CSV (any common delimiter and encoding), Parquet, Excel into a column table
-- data         map values onto domains, count() -> TrueCounts (confidential)
-- engines      streaming counts (arrow, duckdb, spark) -> CountResult: TrueCounts + DataReport
-- noise        OpenDP's secure samplers for releases; numpy samplers for previews only
-- subtables    which tables determine which sub-tables (hierarchy included); cell maps
-- consistency  weighted least squares under the shared-sum constraints; bounds by active set
-- rounding     controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
-- postprocess  the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
-- postprocess_accuracy   RMSE and bias before/after post-processing, by simulation
-- release      draw_release (secure) and draw_preview: where true counts meet noise
-- report, export   the release as metadata.json, CSV tables and an HTML report
-- ledger       lifetime spend per data set against a cap (SQLite); charged once or not at all
-- publish      one release charged to the ledger: read, count, secure noise, zip (dashboard)
-- plan_edit    edits to a draft plan mapping (the dashboard's plan), domains from text/codebooks
-- coverage     CONFIDENTIAL: how the data's values fall against the declared domains
-- tradeoffs    MoE against ε, the same noise under every accountant, scenarios (no data)
-- metrics      CONFIDENTIAL: preview error against the true counts (data holder only)
-- audit        empirical privacy audits: a lower bound on ε from samples (used by the tests)
-- risk/        CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction); ε as risk
-- cli          the command line (python -m dprelease)
+- errors.py       DPReleaseError (user-fixable, exit 2) and InternalError (a bug)
+- limits.py       every numeric limit (δ, ε, ρ, cells, rows per unit, targets, data size, rows)
+- plan/           the release plan as values (contract v1)
+    schema          columns and their public domains, bins, geography hierarchy
+    table_spec      TableSpec, the privacy unit, sensitivity, budget-number checks
+    model           Plan, Budget, Postprocess
+    size            a plan's cells counted from its domain sizes, before expanding any
+    fields          the allowed keys of each section; a column, a table, a domain, bins parsed
+    parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
+    yaml_text       writes the YAML
+    edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
+- accounting/     privacy accounting; no data needed
+    bisection       the one monotone search every inverse and conversion uses
+    precise         high-precision bounds behind the exact checks
+    composition     Guarantee; basic, advanced, KOV composition; zCDP ↔ (ε, δ)
+    mechanisms/     one module per mechanism (discrete_laplace, gaussian, discrete_gaussian),
+                    base (what a mechanism provides), registry (MECHANISMS, Noise)
+    splitting       numerical solvers for optimal budget splits
+    shares          each table's share in the accountant's unit; fit_exactly (exact sums)
+    allocation      allocate(plan): each table's budget and noise, the composed total
+    tradeoffs       MoE against ε, the same noise under every accountant, scenarios
+- data/           CONFIDENTIAL microdata
+    read            read_data: a CSV, Parquet or Excel file into a column table, size limits
+    columns         which columns to read; values as numpy without pandas
+    csv_file        CSV: encoding, delimiter and header sniffed, read by pyarrow in blocks
+    excel           .xlsx: decoded size from the sheet's XML first, then one streaming pass
+    count           map values onto domains, count() -> TrueCounts
+    report          DataReport: what encoding did to the rows (for the data holder only)
+    coverage        how the data's values fall against the declared domains
+    fingerprint     record fingerprints: the ledger's key for "the same records" (also as a
+                    FingerprintAccumulator inside an engine's counting pass)
+    engines/        streaming counts (arrow, duckdb, spark) -> CountResult: TrueCounts + report;
+                    source (where the data are), grouped (one GROUPING SETS query), result
+- postprocess/    after the noise, no privacy cost
+    subtables       which tables determine which sub-tables (hierarchy included); cell maps
+    consistency     weighted least squares under the shared-sum constraints; bounds by active set
+    rounding        controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
+    pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
+    accuracy        RMSE and bias before/after post-processing, by simulation
+- ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
+    values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
+- release/        where true counts meet noise, and what leaves the tool
+    noise           OpenDP's secure samplers for releases; numpy samplers for previews only
+    draw            draw_release (secure) and draw_preview
+    report, export  the release as metadata.json, CSV tables and an HTML report
+    publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
+    metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
+- sample/         the synthetic census-like sample data set (generator, geography)
+- strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
+                  least-squares error, budget optimisation, select_strategy, choose_accountant,
+                  top-down whole tables. A concern of its own: it plans what to measure, between
+                  accounting/ (which it uses) and the release; not yet wired into allocate()
+- stats/          statistics beyond counts: quantiles, sums, means, domain discovery, sparse
+                  vector; each a spec, a calibration within a budget share, a secure (OpenDP)
+                  and a preview sampler. Its own concern: other queries than tables of counts
+- risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
+                  one area's integer program); ε as risk
+- ldp/            local differential privacy: protocols, planner, simulation
+- commands.py     the runners of plan, release, validate, sample, and what they print
+- cli.py          the command line (python -m dprelease): arguments, exit codes
 
-Importing dprelease imports none of the heavy parts; import the modules you need.
+Importing dprelease imports none of the heavy parts; each subpackage re-exports its public
+API lazily, and library code imports from the module itself.
 """
 
 __version__ = "0.1.0"

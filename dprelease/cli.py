@@ -8,31 +8,22 @@ so that start-up stays fast.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import threading
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
-from dprelease import ledger_command
-from dprelease.errors import DPReleaseError, InternalError, one_line, quote
+from dprelease import commands as core
+from dprelease.errors import DPReleaseError, one_line, quote
 from dprelease.ldp import command as ldp_command
+from dprelease.ledger import command as ledger_command
 from dprelease.limits import MAX_DATA_MB
 from dprelease.risk import command as risk_command
 
 # Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
 SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
-
-if TYPE_CHECKING:
-    from dprelease.allocation import Allocation
-    from dprelease.data import EncodedData
-    from dprelease.engines import CountResult
-    from dprelease.plan import Plan
-    from dprelease.publish import Account
-    from dprelease.release import Release
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,26 +78,6 @@ def _max_data_option(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--spark-master", metavar="URL", help="Spark master for --engine spark (default local[*])"
-    )
-
-
-def _count(
-    args: argparse.Namespace, source: Path | str, plan: Plan, *, fingerprint: bool = False
-) -> CountResult:
-    """The true counts and data report from the chosen engine; with `fingerprint`, the same
-    pass also fingerprints every record for the ledger (no second read of the data)."""
-    from dprelease.engines import count_data
-    from dprelease.fingerprint import FingerprintAccumulator
-    from dprelease.reading import SizeLimits
-
-    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
-    return count_data(
-        source,
-        plan,
-        engine=args.engine,
-        spark_master=args.spark_master,
-        limits=limits,
-        new_accumulator=FingerprintAccumulator if fingerprint else None,
     )
 
 
@@ -169,251 +140,11 @@ def _parser() -> _Parser:
     return parser
 
 
-# --- printing -------------------------------------------------------------------------
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4g}"
-
-
-def _summary_text(allocation: Allocation) -> str:
-    total = allocation.total
-    head = (
-        f"accounting: {allocation.accounting}   allocation: {allocation.allocation}   "
-        f"confidence: {allocation.confidence:g}\n"
-        f"total: epsilon={_fmt(total.epsilon)} delta={_fmt(total.delta)} rho={_fmt(total.rho)}"
-        f" ({total.composition} composition)\n"
-    )
-    if allocation.required is not None:
-        required = allocation.required
-        head += f"the targets need: epsilon={_fmt(required.epsilon)} rho={_fmt(required.rho)}\n"
-    columns = ("table", "cells", "mechanism", "epsilon", "delta", "rho", "std", "moe", "moe_table")
-    rows = [columns]
-    for t in allocation.tables:
-        rows.append(
-            (
-                t.name,
-                str(t.cells),
-                t.noise.mechanism,
-                _fmt(t.epsilon),
-                _fmt(t.delta),
-                _fmt(t.rho),
-                _fmt(t.noise.std),
-                _fmt(t.moe),
-                _fmt(t.moe_table),
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
-    advice = "".join(f"note: {note}\n" for note in allocation.advice)
-    return head + "\n".join(lines) + "\n" + advice
-
-
-def _print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
-    """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
-    from dprelease.allocation import delta_advice
-
-    advice = delta_advice(plan.budget.delta, encoded.rows)
-    for line in (*encoded.report.lines(), *advice):
-        sys.stderr.write(f"data (for you only, never in the release): {line}\n")
-
-
-# --- commands ---------------------------------------------------------------------------
-
-
-def _load_plan(args: argparse.Namespace) -> Plan:
-    from dprelease.planfile import load_plan
-
-    return load_plan(args.plan, max_cells=args.max_cells)
-
-
-def _data_source(plan: Plan, data: str | None) -> Path | str:
-    """The data to read: a file, a folder of part files, or a URI only Spark reads (kept as text:
-    a Path would fold `hdfs:///x` into `hdfs:/x`)."""
-    from dprelease.errors import DataError
-
-    if data is not None and "://" in data:
-        return data
-    if data is None and plan.data is not None and "://" in plan.data:
-        return plan.data
-    path = Path(data) if data else plan.data_path
-    if path is None:
-        raise DataError("No data file: give --data FILE or set `data:` in the plan.")
-    if path.is_dir():
-        return path  # a folder of Parquet parts (Spark, Hive); the engines check it
-    if not path.is_file():
-        raise DataError(f"Data file '{path}' does not exist.")
-    return path
-
-
-def _cmd_plan(args: argparse.Namespace) -> int:
-    from dprelease.allocation import allocate
-
-    allocation = allocate(_load_plan(args))
-    if args.json:
-        print(json.dumps(allocation.to_dict(), indent=2))
-    else:
-        print(_summary_text(allocation), end="")
-    return 0
-
-
-def _cmd_release(args: argparse.Namespace) -> int:
-    from dprelease.allocation import allocate
-    from dprelease.export import check_output_path, write_release
-    from dprelease.noise import warm_up
-    from dprelease.release import draw_release
-
-    plan = _load_plan(args)
-    allocation = allocate(plan)  # a budget problem is reported before the data are read
-    out = check_output_path(args.out)  # before the data are read or any noise is drawn
-    source = _data_source(plan, args.data)
-    # OpenDP takes a while to import; let it load on the other core while the data are read.
-    threading.Thread(target=warm_up, daemon=True).start()
-    if args.ledger is None and args.cap is not None:
-        from dprelease.errors import BudgetError
-
-        raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
-    # One pass counts the tables and, with a ledger, fingerprints every record for its key.
-    encoded = _count(args, source, plan, fingerprint=args.ledger is not None)
-    if args.ledger is None:
-        release = draw_release(plan, encoded.counts, allocation)
-        write_release(release, out)
-        account = None
-    else:
-        account = _ledger_account(args, source, plan, allocation, encoded)  # before any noise
-        release = _charged_release(args, account, plan, encoded, allocation, out)
-    _print_data_report(encoded, plan)  # after success, so that an error stays one line
-    if account is not None:
-        _print_balance(account, allocation.total.epsilon)
-    if args.json:
-        print(json.dumps(allocation.to_dict(), indent=2))
-    else:
-        print(_summary_text(allocation), end="")
-        print(f"release written to {out}")
-        print(f"post-processing: {', '.join(release.steps_applied) or 'none'}")
-        for step in release.steps_skipped:
-            print(f"note: post-processing step '{step}' cannot hold with consistency; skipped.")
-    return 0
-
-
-def _ledger_account(
-    args: argparse.Namespace,
-    source: Path | str,
-    plan: Plan,
-    allocation: Allocation,
-    counted: CountResult,
-) -> Account:
-    """The ledger account of this data's records (the fingerprint the counting pass made, the
-    plan's `dataset:` name), its cap set and checked (no lock yet)."""
-    from dprelease.fingerprint import FingerprintAccumulator
-    from dprelease.ledger import Ledger, dataset_key_of_file, default_ledger_path
-    from dprelease.publish import Account
-
-    if not isinstance(counted.accumulator, FingerprintAccumulator):
-        raise InternalError("the counting pass made no fingerprint for the ledger")
-    ledger = Ledger(args.ledger or default_ledger_path())
-    # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
-    legacy = dataset_key_of_file(source) if isinstance(source, Path) and source.is_file() else None
-    account = Account(ledger, counted.accumulator.fingerprint.key(), plan.dataset, legacy)
-    resolved = ledger.account(account.records, account.name, account.legacy)
-    if resolved.notice:
-        sys.stderr.write(f"ledger: note: {resolved.notice}\n")
-    if args.cap is not None:
-        ledger.set_cap(account.records, args.cap, name=account.name, legacy=account.legacy)
-    ledger.check(account.records, allocation.total, name=account.name, legacy=account.legacy)
-    return account
-
-
-def _charged_release(
-    args: argparse.Namespace,
-    account: Account,
-    plan: Plan,
-    counted: CountResult,
-    allocation: Allocation,
-    out: Path,
-) -> Release:
-    """The one charged flow (`dprelease.publish`): drawn and built in memory inside the
-    charge, written to `out` only after the charge has committed."""
-    import secrets
-
-    from dprelease.publish import charged_release, deliver
-
-    published = charged_release(
-        plan,
-        allocation,
-        counted.counts,
-        account,
-        release_id=secrets.token_hex(16),  # one per run: a rerun is a new release, charged anew
-        label=f"{Path(args.plan).name} ({allocation.accounting})",
-    )
-    deliver(published, out)
-    return published.release
-
-
-def _print_balance(account: Account, epsilon: float | None) -> None:
-    ledger = account.ledger
-    balance = ledger.balance(ledger.account(account.records, account.name, account.legacy).key)
-    cap = (
-        "no lifetime cap (set one with --cap)"
-        if balance.cap_epsilon is None
-        else f"lifetime cap {balance.cap_epsilon!r}, ε = {balance.left_epsilon!r} left"
-    )
-    # Full precision (repr), as in the ledger's own messages: a rounded "left" could overstate.
-    sys.stderr.write(
-        f"ledger: this release spent ε = {epsilon!r}; this data set has spent "
-        f"ε = {balance.spent_epsilon!r} over {balance.releases} release(s), {cap} "
-        f"({ledger.path})\n"
-    )
-
-
-def _cmd_validate(args: argparse.Namespace) -> int:
-    from dprelease.allocation import allocate
-
-    try:
-        plan = _load_plan(args)
-        allocation = allocate(plan)
-    except DPReleaseError as error:
-        for problem in error.problems:
-            sys.stderr.write(f"error: {one_line(problem)}\n")
-        return 2
-    for note in allocation.advice:
-        print(f"note: {note}")
-    source = args.data or plan.data
-    if source is not None:
-        _print_data_report(_count(args, _data_source(plan, args.data), plan), plan)
-    print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
-    return 0
-
-
-def _new_file(path: str, suffixes: tuple[str, ...], what: str) -> Path:
-    """A file to create: right extension, folder exists, nothing there yet (never overwrite)."""
-    from dprelease.errors import ReleaseError
-    from dprelease.export import check_output_path
-
-    if Path(path).suffix.lower() not in suffixes:
-        raise ReleaseError(f"The {what} file '{path}' must end in {' or '.join(suffixes)}.")
-    return check_output_path(path)
-
-
-def _cmd_sample(args: argparse.Namespace) -> int:
-    from dprelease.sample import write_sample, write_sample_plan
-
-    out = _new_file(args.out, (".csv",), "sample")
-    if args.plan:
-        _new_file(args.plan, (".yaml", ".yml", ".json"), "plan")
-    write_sample(out, args.rows, args.seed)
-    print(f"wrote {args.rows} synthetic rows to {out}")
-    if args.plan:
-        write_sample_plan(Path(args.plan), data_file=os.path.relpath(out, Path(args.plan).parent))
-        print(f"wrote a matching plan to {args.plan}")
-    return 0
-
-
 COMMANDS: dict[str, Any] = {
-    "plan": _cmd_plan,
-    "release": _cmd_release,
-    "validate": _cmd_validate,
-    "sample": _cmd_sample,
+    "plan": core.run_plan,
+    "release": core.run_release,
+    "validate": core.run_validate,
+    "sample": core.run_sample,
     **{name: module.run for name, module in SUBCOMMANDS.items()},
     "risk": risk_command.run_risk,
     "reconstruct": risk_command.run_reconstruct,

@@ -31,6 +31,19 @@ The sample plan has 10,401 cells; the largest census release we know of is far b
 """
 
 
+EPSILON_LIMIT = 100.0
+"""The largest total ε (and a table's locked ε) a plan or the dashboard accepts: beyond it a
+"guarantee" says nothing (e^100 is the likelihood ratio it allows)."""
+
+RHO_LIMIT = 50.0
+"""The largest total ρ (and a table's locked ρ) under zCDP: ρ = 50 is ε ≈ 116 at δ = 1e-10."""
+
+MAX_ROWS_PER_UNIT = 10_000
+"""The largest `unit.max_rows` (rows one privacy unit may contribute); sensitivity grows with it."""
+
+TARGET_LIMIT = 1e9
+"""The largest accuracy target: a margin of error beyond a billion people asks for no accuracy."""
+
 # --- data size (issue 11, part 4): checked from file metadata before anything is decoded ---
 
 MAX_DATA_MB = 2048

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dprelease.allocation import allocate
-from dprelease.errors import DPReleaseError
-from dprelease.planfile import parse_plan
-from dprelease.tradeoffs import (
+from dprelease.accounting.allocation import allocate
+from dprelease.accounting.tradeoffs import (
     compare_accountants,
     compare_scenarios,
     epsilon_delta_curve,
     moe_curves,
 )
+from dprelease.errors import DPReleaseError
+from dprelease.plan.parse import parse_plan
 from ui import charts
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table
@@ -51,19 +51,20 @@ epsilon_risk(total.epsilon, total.delta)
 budget_table(ws, plan, allocation)
 
 # --- charts ---------------------------------------------------------------------------------
-memo_key = plan_key(ws)
+plan_text = plan_key(ws)
 split_tab, curve_tab, accountant_tab, scenario_tab = st.tabs(
     ["Budget split", "Margin of error vs ε", "Accountants", "Scenarios"]
 )
 with split_tab:
     st.plotly_chart(charts.budget_split(allocation), key="split_chart")
 with curve_tab:
-    curve = ws.memo.get(("curve", memo_key))
-    if curve is None:
+    remembered = ws.memo.curve
+    if remembered is not None and remembered[0] == plan_text:
+        curve = remembered[1]
+    else:
         with st.spinner("Re-allocating the plan across budgets…"):
             curve = moe_curves(plan)
-        ws.memo = {k: v for k, v in ws.memo.items() if not isinstance(k, tuple)}
-        ws.memo[("curve", memo_key)] = curve
+        ws.memo.curve = (plan_text, curve)  # only the current plan's curve is kept
     st.plotly_chart(charts.moe_against_budget(curve), key="curve_chart")
     st.caption(
         "Each line is one table; the dashed line marks your budget. Doubling ε roughly "

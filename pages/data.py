@@ -8,13 +8,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from dprelease.coverage import domain_coverage
+from dprelease.data.coverage import domain_coverage
+from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
-from dprelease.limits import MAX_CELLS
-from dprelease.plan_edit import empty_plan, ignore_column, set_unit
-from dprelease.planfile import loads_plan, plan_format, plan_to_dict
-from dprelease.planyaml import plan_yaml
-from dprelease.reading import read_data
+from dprelease.limits import MAX_CELLS, MAX_ROWS_PER_UNIT
+from dprelease.plan.edit import empty_plan, ignore_column, set_unit
+from dprelease.plan.model import default_of
+from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
+from dprelease.plan.table_spec import Unit
+from dprelease.plan.yaml_text import plan_yaml
 from ui.column_editor import column_editor
 from ui.markdown import md, md_frame
 from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace
@@ -51,8 +53,8 @@ with right:
         reset_to_sample()
         st.rerun()
 
-if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
-    ws.memo["upload_id"] = uploaded.file_id
+if uploaded is not None and ws.memo.upload_id != uploaded.file_id:
+    ws.memo.upload_id = uploaded.file_id
     data = uploaded.getvalue()
     try:
         table = read_data(data, filename=uploaded.name)
@@ -66,11 +68,12 @@ if uploaded is not None and ws.memo.get("upload_id") != uploaded.file_id:
         untouched_sample = ws.plan == sample_plan_dict()
         if untouched_sample or not set(ws.plan.get("columns", {})) & set(table.column_names):
             ws.plan = empty_plan()  # a new data set starts from a clean plan
-        ws.memo["flash"] = f"Loaded {md(uploaded.name)}: {table.num_columns} columns."
+        ws.memo.flash = f"Loaded {md(uploaded.name)}: {table.num_columns} columns."
         st.rerun()  # so the budget meter in the sidebar shows the new data set
 
-if "flash" in ws.memo:
-    st.success(ws.memo.pop("flash"))
+if ws.memo.flash is not None:
+    st.success(ws.memo.flash)
+    ws.memo.flash = None
 try:
     table = parsed_table(ws)
 except DPReleaseError as error:
@@ -90,8 +93,8 @@ with load_col:
     plan_file = st.file_uploader(
         "Load a plan (YAML or JSON)", type=["yaml", "yml", "json"], key="plan_upload"
     )
-if plan_file is not None and ws.memo.get("plan_id") != plan_file.file_id:
-    ws.memo["plan_id"] = plan_file.file_id
+if plan_file is not None and ws.memo.plan_id != plan_file.file_id:
+    ws.memo.plan_id = plan_file.file_id
     try:
         text = plan_file.getvalue().decode("utf-8-sig")
         fmt = plan_format(Path(plan_file.name))
@@ -143,8 +146,8 @@ else:
     max_rows = cap_col.number_input(
         "At most this many rows per id (extra rows are dropped at random)",
         min_value=1,
-        max_value=1000,
-        value=int(unit.get("max_rows", 1)),
+        max_value=MAX_ROWS_PER_UNIT,
+        value=int(unit.get("max_rows", default_of(Unit, "max_rows"))),
         key="unit_max_rows",
     )
     if (current, unit.get("max_rows")) != (column, max_rows):

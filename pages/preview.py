@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.allocation import delta_advice
-from dprelease.data import count, load_data
+from dprelease.accounting.allocation import delta_advice
+from dprelease.accounting.tradeoffs import typical_cell_advice
+from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
-from dprelease.metrics import error_metrics
-from dprelease.plan_edit import set_postprocess
-from dprelease.release import draw_preview
-from dprelease.tradeoffs import typical_cell_advice
+from dprelease.plan.edit import set_postprocess
+from dprelease.plan.model import Postprocess
+from dprelease.release.draw import draw_preview
+from dprelease.release.metrics import error_metrics
 from ui.markdown import md
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, workspace
@@ -26,7 +27,8 @@ st.warning(
 )
 
 # --- post-processing switches (they are part of the plan) -----------------------------------
-post = ws.plan.get("postprocess", {})
+written = ws.plan.get("postprocess", {})
+post = {**Postprocess().to_dict(), **written}  # what the plan leaves out: the model's defaults
 st.subheader("Post-processing")
 st.caption(
     "Applied to the noisy counts in a fixed order; it reads only the noisy measurements, so "
@@ -35,19 +37,17 @@ st.caption(
 switches = st.columns(4)
 consistent = switches[0].toggle(
     "Consistent tables",
-    value=bool(post.get("consistent", False)),
+    value=bool(post["consistent"]),
     key="pp_consistent",
     help="Shared sub-tables agree and children add up to parents (weighted least squares).",
 )
 nonnegative = switches[1].toggle(
-    "No negative counts", value=bool(post.get("nonnegative", True)), key="pp_nonnegative"
+    "No negative counts", value=bool(post["nonnegative"]), key="pp_nonnegative"
 )
-integer = switches[2].toggle(
-    "Whole numbers", value=bool(post.get("integer", True)), key="pp_integer"
-)
+integer = switches[2].toggle("Whole numbers", value=bool(post["integer"]), key="pp_integer")
 clamp_on = switches[3].toggle(
     "Clamp to bounds",
-    value=any(v is not None for v in post.get("clamp", [None, None])),
+    value=any(v is not None for v in post["clamp"]),
     key="pp_clamp",
 )
 clamp: list[float | None] = [None, None]
@@ -68,7 +68,7 @@ if clamp_on:
         st.error("Clamp bounds must be numbers (or empty for no bound); they are unchanged.")
         clamp = [lower, upper]
 wanted = {"consistent": consistent, "nonnegative": nonnegative, "integer": integer, "clamp": clamp}
-if any(post.get(k) != v for k, v in wanted.items()):
+if any(written.get(k) != v for k, v in wanted.items()):
     ws.plan = set_postprocess(ws.plan, **wanted)
 
 plan, allocation, problem = current_allocation(ws)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dprelease.data import count, load_data
+from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
-from dprelease.ledger import AlreadyChargedError
-from dprelease.planfile import DATASET_NAME_RULE
-from dprelease.publish import charged_release
+from dprelease.ledger.store import AlreadyChargedError
+from dprelease.plan.parse import DATASET_NAME_RULE
+from dprelease.release.publish import charged_release
 from ui.markdown import md
 from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
 
@@ -22,9 +22,9 @@ def _on_dataset_name() -> None:
     elif len(name) <= 200 and name.isprintable():
         ws.plan = {**ws.plan, "dataset": name}
     else:
-        ws.memo["dataset_name_error"] = DATASET_NAME_RULE
+        ws.memo.dataset_name_error = DATASET_NAME_RULE
         return
-    ws.memo.pop("dataset_name_error", None)
+    ws.memo.dataset_name_error = None
 
 
 ws = workspace()
@@ -54,8 +54,8 @@ st.text_input(
     help="Saved in the plan as `dataset:`. The same records share one account whatever the "
     "name; a name also keeps changed records of the same data set in one account.",
 )
-if ws.memo.get("dataset_name_error"):
-    st.error(ws.memo["dataset_name_error"])
+if ws.memo.dataset_name_error:
+    st.error(ws.memo.dataset_name_error)
 try:
     account = ledger_account(ws, book)
     resolved = book.account(account.records, account.name, account.legacy)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.data import load_data
+from dprelease.data.count import load_data
 from dprelease.errors import DPReleaseError
 from dprelease.risk.attacks import attacker_view
 from dprelease.risk.classes import risk_input
@@ -171,10 +171,10 @@ if st.button("Run the attack", key="risk_attack", type="primary"):
             per_area=per_area,
             progress=show,
         )
-        ws.memo["risk_attack"] = result.to_dict()
+        ws.memo.risk_attack = result.to_dict()
     except DPReleaseError as error:
         st.error(f"{error} Nothing changed.")
     bar.empty()
-attack = ws.memo.get("risk_attack")
+attack = ws.memo.risk_attack
 if attack is not None:
     reconstruction_table(attack)

@@ -8,7 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
-from dprelease.plan_edit import add_every_k_way, add_table
+from dprelease.plan.edit import add_every_k_way, add_table
+from dprelease.plan.model import Budget, default_of
+from dprelease.plan.size import table_cells
+from dprelease.plan.table_spec import TableSpec
 from ui.markdown import md
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits
@@ -63,35 +66,23 @@ if not tables:
     st.info("No tables yet: add one above.")
     st.stop()
 
-plan, problem = current_plan(ws)
-accounting = ws.plan.get("budget", {}).get("accounting", "zcdp")
+_, problem = current_plan(ws)
+accounting = ws.plan.get("budget", {}).get("accounting", default_of(Budget, "accounting"))
 lock_unit = "rho" if accounting == "zcdp" else "epsilon"
-sizes = {
-    n: (len(c.get("domain", [])) if c.get("kind") != "numeric" else None)
-    for n, c in ws.plan.get("columns", {}).items()
-}
-if plan is not None:
-    sizes = {c.name: c.size for c in plan.schema.columns}
-
-
-def _cells(by: list[str]) -> float:
-    counts = [sizes.get(c) for c in by]
-    return math.prod(counts) if all(c is not None for c in counts) else math.nan  # type: ignore[arg-type]
-
-
+cells = table_cells(ws.plan)  # None: a column the plan does not declare
 frame = pd.DataFrame(
     [
         {
             "name": t.get("name", ""),
             "columns": " × ".join(t.get("by", [])) or "(total)",
-            "cells": _cells(t.get("by", [])),
-            "weight": float(t.get("weight", 1)),
+            "cells": math.nan if n is None else n,
+            "weight": float(t.get("weight", default_of(TableSpec, "weight"))),
             f"locked {lock_unit}": t.get(lock_unit),
             "target MoE per cell": (t.get("target") or {}).get("moe"),
             "target MoE whole table": (t.get("target") or {}).get("moe_table"),
             "remove": False,
         }
-        for t in tables
+        for t, n in zip(tables, cells, strict=True)
     ]
 )
 st.markdown(f"**{len(tables)} tables, {int(frame['cells'].sum(skipna=True)):,} cells in all**")

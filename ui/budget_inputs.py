@@ -10,8 +10,10 @@ import numpy as np
 import streamlit as st
 
 from dprelease.errors import PlanError
-from dprelease.plan_edit import set_budget
-from dprelease.tables import check_delta
+from dprelease.limits import EPSILON_LIMIT
+from dprelease.plan.edit import set_budget
+from dprelease.plan.model import Budget, default_of
+from dprelease.plan.table_spec import check_delta
 from ui.markdown import md
 from ui.state import Workspace
 
@@ -28,7 +30,6 @@ ALLOCATIONS = {
     "targets": "targets: just enough for each table's accuracy target",
 }
 _SLIDER = tuple(float(f"{v:.2g}") for v in np.geomspace(0.01, 20, 34))
-_ERROR = "budget_input_error"
 
 
 def _slider_options(value: float) -> list[float]:
@@ -37,11 +38,11 @@ def _slider_options(value: float) -> list[float]:
 
 def _set(ws: Workspace, **changes: object) -> None:
     ws.plan = set_budget(ws.plan, **changes)
-    ws.memo.pop(_ERROR, None)
+    ws.memo.budget_error = None
 
 
 def _refuse(ws: Workspace, message: str) -> None:
-    ws.memo[_ERROR] = message
+    ws.memo.budget_error = message
 
 
 def _number(text: str) -> float | None:
@@ -54,7 +55,7 @@ def _number(text: str) -> float | None:
 
 def budget_inputs(ws: Workspace) -> None:
     budget = ws.plan.get("budget", {})
-    accounting = budget.get("accounting", "zcdp")
+    accounting = budget.get("accounting", default_of(Budget, "accounting"))
     epsilon = budget.get("epsilon")
     rho = budget.get("rho")
 
@@ -80,7 +81,7 @@ def budget_inputs(ws: Workspace) -> None:
     top[1].selectbox(
         "Allocation",
         list(ALLOCATIONS),
-        index=list(ALLOCATIONS).index(budget.get("allocation", "equal")),
+        index=list(ALLOCATIONS).index(budget.get("allocation", default_of(Budget, "allocation"))),
         format_func=ALLOCATIONS.__getitem__,
         key="allocation",
         on_change=lambda: _set(ws, allocation=st.session_state["allocation"]),
@@ -89,7 +90,7 @@ def budget_inputs(ws: Workspace) -> None:
         "Confidence of the margins of error",
         0.5,
         0.99,
-        value=float(budget.get("confidence", 0.95)),
+        value=float(budget.get("confidence", default_of(Budget, "confidence"))),
         step=0.01,
         key="confidence",
         on_change=lambda: _set(ws, confidence=st.session_state["confidence"]),
@@ -129,8 +130,12 @@ def budget_inputs(ws: Workspace) -> None:
             value = _number(st.session_state["epsilon_box"])
             if value is None or value <= 0:
                 _refuse(ws, "ε must be a number greater than 0 (e.g. 1); it is unchanged.")
-            elif value > 1e3:
-                _refuse(ws, "ε above 1000 gives no meaningful privacy; enter at most 1000.")
+            elif value > EPSILON_LIMIT:
+                _refuse(
+                    ws,
+                    f"ε above {EPSILON_LIMIT:g} gives no meaningful privacy; "
+                    f"enter at most {EPSILON_LIMIT:g}.",
+                )
             else:
                 _set(ws, epsilon=value)
                 st.session_state["epsilon_slider"] = value  # keep the slider in step
@@ -162,5 +167,5 @@ def budget_inputs(ws: Workspace) -> None:
             on_change=on_delta,
             help="The chance the guarantee fails outright; keep it far below 1 / rows.",
         )
-    if ws.memo.get(_ERROR):
-        st.error(md(ws.memo[_ERROR]))
+    if ws.memo.budget_error:
+        st.error(md(ws.memo.budget_error))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dprelease.allocation import Allocation
-from dprelease.plan import Plan
-from dprelease.plan_edit import update_table
+from dprelease.accounting.allocation import Allocation
+from dprelease.plan.edit import update_table
+from dprelease.plan.model import Plan
 from ui.state import Workspace
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dprelease.allocation import Allocation
-from dprelease.tradeoffs import AccountantBound, MoeCurve
+from dprelease.accounting.allocation import Allocation
+from dprelease.accounting.tradeoffs import AccountantBound, MoeCurve
 
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "height": 380}
 

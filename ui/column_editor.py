@@ -9,9 +9,10 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from dprelease.data import ColumnReport
+from dprelease.data.columns import float_values
+from dprelease.data.report import ColumnReport
 from dprelease.errors import DPReleaseError, quote
-from dprelease.plan_edit import (
+from dprelease.plan.edit import (
     bins_from_data,
     check_column,
     domain_from_data,
@@ -22,7 +23,6 @@ from dprelease.plan_edit import (
     set_categorical,
     set_numeric,
 )
-from dprelease.reading import float_values
 from ui.markdown import md
 from ui.state import Workspace
 
@@ -68,7 +68,7 @@ def _coverage_line(report: ColumnReport | None) -> str | None:
 def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnReport | None) -> None:
     declaration = ws.plan.get("columns", {}).get(name)
     version = _version(declaration)
-    editing = ws.memo.get("editing_column") == name
+    editing = ws.memo.editing_column == name
     with st.expander(f"**{md(name)}** — {_summary(declaration)}", expanded=editing):
         current = declaration.get("kind", "categorical") if declaration else "ignore"
         kind = st.selectbox(
@@ -76,8 +76,8 @@ def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnRepor
             KINDS,
             index=KINDS.index(current),
             key=f"kind_{name}_{version}",
-            on_change=ws.memo.__setitem__,
-            args=("editing_column", name),  # keep this column open while it is edited
+            on_change=_keep_open,
+            args=(ws, name),  # keep this column open while it is edited
             help="categorical: a list of values; numeric: bins; ignore: not released.",
         )
         line = _coverage_line(report)
@@ -97,9 +97,13 @@ def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnRepor
             _fill_from_data(ws, table, name, kind, version)
 
 
+def _keep_open(ws: Workspace, name: str) -> None:
+    ws.memo.editing_column = name
+
+
 def _apply(ws: Workspace, new_plan: dict[str, Any], name: str) -> None:
     ws.plan = new_plan
-    ws.memo["editing_column"] = name
+    _keep_open(ws, name)
     st.rerun()
 
 

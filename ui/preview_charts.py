@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from dprelease.release import Preview
+from dprelease.release.draw import Preview
 from ui import charts
 
 MAX_FACETS = 12

@@ -19,17 +19,19 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from dprelease.allocation import Allocation, allocate
+from dprelease.accounting.allocation import Allocation, allocate
+from dprelease.accounting.tradeoffs import MoeCurve
+from dprelease.data.fingerprint import fingerprint_table
+from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
-from dprelease.fingerprint import fingerprint_table
-from dprelease.ledger import Ledger, default_ledger_path
+from dprelease.ledger.files import default_ledger_path
+from dprelease.ledger.store import Ledger
 from dprelease.limits import MAX_CELLS
-from dprelease.plan import Plan
-from dprelease.plan_edit import PlanDict
-from dprelease.planfile import load_plan, parse_plan, plan_to_dict
-from dprelease.publish import Account
-from dprelease.reading import read_data
-from dprelease.release import Preview
+from dprelease.plan.edit import PlanDict
+from dprelease.plan.model import Plan
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
+from dprelease.release.draw import Preview
+from dprelease.release.publish import Account
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -63,6 +65,25 @@ class ReleaseResult:
     delta: float | None = None
 
 
+_Checked = tuple[Plan | None, Allocation | None, str | None]
+
+
+@dataclass
+class Memo:
+    """Derived values kept between reruns, each written by the one place named beside it."""
+
+    checked: tuple[str, _Checked] | None = None  # `current_plan`: plan text → parsed, allocated
+    records_key: tuple[str, str] | None = None  # `records_key`: (upload SHA-256, records key)
+    curve: tuple[str, MoeCurve] | None = None  # Budget page: (plan text, MoE against ε)
+    editing_column: str | None = None  # column editor: the expander kept open while edited
+    budget_error: str | None = None  # budget inputs: why the last typed value was refused
+    dataset_name_error: str | None = None  # Release page: the refused `dataset:` name
+    upload_id: str | None = None  # Data page: the last uploaded file handled
+    plan_id: str | None = None  # Data page: the last plan file handled
+    flash: str | None = None  # Data page: a success message shown once after a rerun
+    risk_attack: dict[str, Any] | None = None  # Risk page: the last reconstruction attack
+
+
 @dataclass
 class Workspace:
     plan: PlanDict
@@ -72,8 +93,7 @@ class Workspace:
     release: ReleaseResult | None = None
     attempt_id: str = field(default_factory=lambda: secrets.token_hex(16))
     scenarios: dict[str, PlanDict] = field(default_factory=dict)
-    # Derived numbers kept between reruns: str keys, or (kind, plan text) for per-plan ones.
-    memo: dict[str | tuple[str, str], Any] = field(default_factory=dict)
+    memo: Memo = field(default_factory=Memo)
 
     def new_attempt(self) -> None:
         """A fresh id for the next release; the ledger charges each id at most once."""
@@ -138,19 +158,15 @@ def current_allocation(ws: Workspace) -> tuple[Plan | None, Allocation | None, s
     return _checked(ws)
 
 
-_Checked = tuple[Plan | None, Allocation | None, str | None]
-
-
 def _checked(ws: Workspace) -> _Checked:
     """The plan parsed and allocated, remembered for the plan's exact text: the sidebar and the
     page both ask on every run, and the allocation's accountant search is not free."""
     text = plan_key(ws)
-    remembered = ws.memo.get("checked")
+    remembered = ws.memo.checked
     if remembered is not None and remembered[0] == text:
-        result: _Checked = remembered[1]
-        return result
+        return remembered[1]
     result = _parse_and_allocate(ws.plan)
-    ws.memo["checked"] = (text, result)
+    ws.memo.checked = (text, result)
     return result
 
 
@@ -175,11 +191,11 @@ def ledger() -> Ledger:
 def records_key(ws: Workspace) -> str:
     """The ledger key of the upload's records (fingerprint of the parsed records), computed
     once per upload and kept in this session only."""
-    memo_key = f"records_key:{ws.upload.sha256}"
-    if memo_key not in ws.memo:
-        ws.memo[memo_key] = fingerprint_table(parsed_table(ws)).key()
-    key: str = ws.memo[memo_key]
-    return key
+    remembered = ws.memo.records_key
+    if remembered is None or remembered[0] != ws.upload.sha256:
+        remembered = (ws.upload.sha256, fingerprint_table(parsed_table(ws)).key())
+        ws.memo.records_key = remembered
+    return remembered[1]
 
 
 def ledger_account(ws: Workspace, book: Ledger) -> Account:

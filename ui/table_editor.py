@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dprelease.errors import PlanError, quote
-from dprelease.plan_edit import PlanDict, remove_table, update_table
+from dprelease.plan.edit import PlanDict, remove_table, update_table
 
 
 def _number(value: Any) -> float | None:

@@ -69,15 +69,15 @@ def _plan(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from dprelease.data.read import read_data
     from dprelease.ldp.base import LdpError
     from dprelease.ldp.registry import protocol
     from dprelease.ldp.simulation import encode_column, simulate
-    from dprelease.reading import read_data
 
     protocol(args.protocol)  # an unknown protocol fails before the data are read
     column = None
     if args.plan:
-        from dprelease.planfile import load_plan
+        from dprelease.plan.parse import load_plan
 
         schema = load_plan(args.plan).schema
         if args.column not in schema.names:

@@ -5,7 +5,7 @@ Local: the variance of an estimated count whose true value is near 0 (Wang et al
 n·q*(1−q*)/(p−q*)², and its margin of error z_{1−α/2}·√Var: the estimate is a sum of n
 independent reports, so it is close to normal for any n worth planning.
 Central: a discrete Laplace histogram, sensitivity 1 under add/remove, b = 1/ε, with its
-exact variance and tail margin of error from `dprelease.mechanisms`.
+exact variance and tail margin of error from `dprelease.accounting.mechanisms`.
 
 ratio_n: how many times n the best local protocol needs to match central DP's margin of
 error on a *share* (count/n) at n respondents. The local share MoE is z·√(v/n') with v the
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+from dprelease.accounting.mechanisms import DISCRETE_LAPLACE, Noise, laplace_scale
 from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_domain_size, check_epsilon, check_respondents
 from dprelease.ldp.registry import PROTOCOLS
-from dprelease.mechanisms import Noise, laplace_scale
 
 TIE = 1e-12  # relative: variances this close are equal, and the earlier protocol wins
 
@@ -67,7 +67,7 @@ class CentralAccuracy:
 
 def central_histogram(epsilon: float, confidence: float) -> CentralAccuracy:
     """The discrete Laplace histogram at pure ε, sensitivity 1 (add/remove), via mechanisms."""
-    noise = Noise("discrete_laplace", laplace_scale(epsilon, 1))
+    noise = Noise(DISCRETE_LAPLACE.name, laplace_scale(epsilon, 1))
     return CentralAccuracy(noise.mechanism, noise.scale, noise.variance, noise.moe(1 - confidence))
 
 

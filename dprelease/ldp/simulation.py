@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from dprelease.data.columns import dictionary_parts, float_values
 from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
 from dprelease.ldp.planner import normal_quantile
 from dprelease.ldp.registry import protocol
-from dprelease.metrics import ErrorMetrics, error_metrics
-from dprelease.reading import dictionary_parts, float_values
-from dprelease.schema import CategoricalColumn, Column
+from dprelease.plan.schema import CategoricalColumn, Column
+from dprelease.release.metrics import ErrorMetrics, error_metrics
 
 MISSING = -1
 

@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from dprelease.data import EncodedData, count
+from dprelease.data.count import EncodedData, count
 from dprelease.errors import DataError, PlanError
-from dprelease.plan import Plan
-from dprelease.release import draw_preview
-from dprelease.schema import CategoricalColumn
-from dprelease.tables import TableSpec
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn
+from dprelease.plan.table_spec import TableSpec
+from dprelease.release.draw import draw_preview
 
 MAX_RECORD_TYPES = 2_000_000  # cross product of the rebuilt columns' domains
 

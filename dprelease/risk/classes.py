@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from dprelease.data.columns import dictionary_parts, float_values
 from dprelease.errors import DataError
-from dprelease.reading import dictionary_parts, float_values
 
 Codes = np.ndarray  # int64 codes, one per row
 
@@ -78,7 +78,7 @@ MISSING_LABEL = "(missing)"
 
 
 def coded_column(column: pa.ChunkedArray, name: str, ordered: bool | None = None) -> CodedColumn:
-    """Codes for one column of a table read by `dprelease.reading.read_data`.
+    """Codes for one column of a table read by `dprelease.data.read.read_data`.
 
     Missing values are a value of their own (an attacker sees a blank too). With `ordered`
     None, a column whose present values are all numbers is ordered by value, else nominal.

@@ -75,8 +75,8 @@ def _fmt_share(value: float) -> str:
 
 
 def run_risk(args: argparse.Namespace) -> int:
-    from dprelease.planfile import load_plan
-    from dprelease.reading import read_data
+    from dprelease.data.read import read_data
+    from dprelease.plan.parse import load_plan
     from dprelease.risk.classes import risk_input
     from dprelease.risk.generalise import suggest_generalisations
     from dprelease.risk.measures import measure_risk
@@ -129,8 +129,8 @@ def run_risk(args: argparse.Namespace) -> int:
 def run_reconstruct(args: argparse.Namespace) -> int:
     import sys
 
-    from dprelease.data import load_data
-    from dprelease.planfile import load_plan
+    from dprelease.data.count import load_data
+    from dprelease.plan.parse import load_plan
     from dprelease.risk.reconstruct import reconstruction_attack
 
     plan = load_plan(args.plan)

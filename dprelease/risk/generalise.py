@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from dprelease.plan import Plan
-from dprelease.reading import dictionary_parts, float_values
+from dprelease.data.columns import dictionary_parts, float_values
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn, NumericColumn
 from dprelease.risk.classes import RiskInput, combine_codes
-from dprelease.schema import CategoricalColumn, NumericColumn
 
 MAX_NODES = 400  # lattice nodes evaluated at most (each is one pass over the rows)
 MAX_SUGGESTIONS = 5

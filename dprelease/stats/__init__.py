@@ -13,7 +13,7 @@ a preview sampler (numpy, PREVIEW only) and its error.
 - means          noisy sum / noisy count (post-processing); delta method and simulation
 - discovery      stability-based histogram: (ε, δ) keys above a threshold, sorted
 - sparse_vector  Sparse(c) / AboveThreshold: which candidates are above T
-- audit          privacy audit of discrete-output mechanisms (used by the tests)
 
+The privacy audit of discrete-output mechanisms is a test helper (tests/helpers/stats_audit.py).
 Importing this package imports none of its modules.
 """

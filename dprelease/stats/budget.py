@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Literal
 
 from dprelease.errors import BudgetError, InternalError, PlanError, quote
-from dprelease.tables import Neighbors
+from dprelease.plan.table_spec import Neighbors
 
 Accounting = Literal["pure", "approx", "advanced", "zcdp"]
 ACCOUNTINGS: tuple[Accounting, ...] = ("pure", "approx", "advanced", "zcdp")

@@ -33,13 +33,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.accounting import round_up
+from dprelease.accounting.composition import round_up
+from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
+from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import BudgetError, InternalError
-from dprelease.mechanisms import Noise, laplace_scale
-from dprelease.noise import preview_noise, secure_noisy_counts
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.spec import DiscoverSpec
-from dprelease.tables import Sensitivity
 
 DOMAIN_SOURCE = "discovered"
 _SAFETY = 1 + 1e-9  # float δ formulas are checked with this much room

@@ -1,7 +1,7 @@
 """Means as post-processing: a noisy sum over a noisy count of the same rows.
 
 The share is split: `sum_share` to the sum (see `sums`), the rest to the count (sensitivity m
-under add/remove, 2m under replace: the counts' own, `dprelease.tables.sensitivity`). Both
+under add/remove, 2m under replace: the counts' own, `dprelease.plan.table_spec.sensitivity`). Both
 are drawn with the accountant's mechanism, then
 
     mean = clamp(S̃ / max(Ñ, 1), lo, hi)
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dprelease.mechanisms import Noise
-from dprelease.noise import preview_noise, secure_noisy_counts
+from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.table_spec import Sensitivity, Unit, sensitivity
+from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.spec import MeanSpec
 from dprelease.stats.sums import SumMechanism, calibrate_sum, noise_for, true_unit_sums
-from dprelease.tables import Sensitivity, Unit, sensitivity
 
 
 @dataclass(frozen=True)

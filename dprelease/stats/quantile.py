@@ -45,9 +45,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.accounting import round_up
+from dprelease.accounting.composition import round_up
 from dprelease.errors import InternalError
-from dprelease.noise import _opendp_prelude
+from dprelease.release.noise import opendp_prelude
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.spec import QuantileSpec
@@ -205,7 +205,7 @@ def secure_quantile(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> D
     """OpenDP's exact, secure Gumbel noisy max over the grid (built once, drawn per group),
     after its privacy map is checked against ours: ρ(d_in) ≤ Δ²/(2s²), Δ = d_in·max(q, 1 − q).
     """
-    dp = _opendp_prelude()
+    dp = opendp_prelude()
     measurement = dp.m.make_private_quantile(
         dp.vector_domain(dp.atom_domain(T=float, nan=False)),
         dp.symmetric_distance(),

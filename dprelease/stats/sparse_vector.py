@@ -28,10 +28,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.accounting import round_up
+from dprelease.accounting.composition import round_up
+from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
+from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import PlanError
-from dprelease.mechanisms import Noise, laplace_scale
-from dprelease.noise import preview_noise, secure_noisy_counts
+from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 
 NoiseSource = Callable[[np.ndarray, Noise], np.ndarray]  # noisy copy of whole-number answers

@@ -21,7 +21,8 @@ by at most m·M.)
 
 Noise per accountant: pure, advanced: discrete Laplace b = L1/ε; approx: Gaussian σ from the
 analytic calibration at (ε, δ) with L2 rounded up; zcdp: discrete Gaussian σ with L2²/(2σ²) =
-ρ. Those are the maps of `dprelease.mechanisms`, so a sum composes like a table of counts.
+ρ. Those are the maps of `dprelease.accounting.mechanisms`, so a sum composes like a table
+of counts.
 
 Bias from clamping (known direction): values above hi pull the sum down by Σ(x − hi)₊, values
 below lo pull it up by Σ(lo − x)₊. The release cannot state their size (it would need the
@@ -36,18 +37,16 @@ from fractions import Fraction
 
 import numpy as np
 
+from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
+from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
+from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import DataError, InternalError
-from dprelease.mechanisms import (
-    Noise,
-    discrete_gaussian_sigma,
-    gaussian_sigma,
-    laplace_scale,
-)
-from dprelease.noise import preview_noise, secure_noisy_counts
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.spec import SumSpec
-from dprelease.tables import Sensitivity
 
 EXACT_FLOAT_LIMIT = 2**53  # Gaussian noise is added to floats: sums must stay exact there
 

@@ -8,16 +8,23 @@
 - `select`: `select_strategy`, the public entry point; cached per table set.
 - `accountant`: `choose_accountant` for `accounting: auto`.
 - `topdown`: non-negative whole tables that keep their parents' sums (post-processing).
+
+Public names are re-exported lazily (imported on first use).
 """
 
-from dprelease.strategy.accountant import AccountantChoice, choose_accountant
-from dprelease.strategy.select import (
-    MeasuredMarginal,
-    Strategy,
-    TableAccuracy,
-    WorkloadTable,
-    select_strategy,
-)
+from typing import Any
+
+from dprelease._lazy import lazy_attribute
+
+_HOMES = {
+    "AccountantChoice": "accountant",
+    "MeasuredMarginal": "select",
+    "Strategy": "select",
+    "TableAccuracy": "select",
+    "WorkloadTable": "select",
+    "choose_accountant": "accountant",
+    "select_strategy": "select",
+}
 
 __all__ = [
     "AccountantChoice",
@@ -28,3 +35,7 @@ __all__ = [
     "choose_accountant",
     "select_strategy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    return lazy_attribute(__name__, _HOMES, name)

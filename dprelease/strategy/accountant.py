@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dprelease.schema import Schema
+from dprelease.plan.schema import Schema
+from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.select import (
     Strategy,
     StrategyAccounting,
@@ -18,7 +19,6 @@ from dprelease.strategy.select import (
     WorkloadTable,
     select_strategy,
 )
-from dprelease.tables import Sensitivity
 
 
 @dataclass(frozen=True)

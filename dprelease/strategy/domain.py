@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dprelease.errors import PlanError, quote
-from dprelease.schema import Schema
-from dprelease.subtables import ancestor_codes, ancestors
+from dprelease.plan.schema import Schema
+from dprelease.postprocess.subtables import ancestor_codes, ancestors
 
 Marginal = tuple[int, ...]  # one level index per attribute
 

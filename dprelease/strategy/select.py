@@ -24,22 +24,18 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dprelease.accounting import check_within, epsilon_to_zcdp, exact_sum
-from dprelease.allocation import _fit_exactly
+from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exact_sum
+from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_laplace import laplace_epsilon, laplace_scale
+from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
+from dprelease.accounting.mechanisms.registry import MechanismName, Noise
+from dprelease.accounting.shares import fit_exactly
 from dprelease.errors import BudgetError, PlanError, quote
-from dprelease.mechanisms import (
-    MechanismName,
-    Noise,
-    discrete_gaussian_sigma,
-    gaussian_sigma,
-    laplace_epsilon,
-    laplace_scale,
-)
-from dprelease.schema import Schema
+from dprelease.plan.schema import Schema
+from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
 from dprelease.strategy.optimise import epsilon_shape, precision_shape
 from dprelease.strategy.residual import ErrorModel
-from dprelease.tables import Sensitivity
 
 StrategyAccounting = Literal["pure", "zcdp", "approx"]
 StrategyKind = Literal["auto", "workload"]
@@ -193,7 +189,7 @@ def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np
 
 
 def _fit(shares: list[float], room: Fraction) -> list[float]:
-    return _fit_exactly(shares, range(len(shares)), room)
+    return fit_exactly(shares, range(len(shares)), room)
 
 
 def _noises(

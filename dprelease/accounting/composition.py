@@ -1,0 +1,243 @@
+"""Privacy accounting: composing per-table budgets and converting between definitions.
+
+Every function returns a bound that is valid, never an optimistic estimate: exact sums are
+done with `fractions.Fraction`, and floating-point formulas are rounded up by a few ulps.
+
+- basic composition: ε = Σ ε_i, δ = Σ δ_i (exact).
+- advanced composition (Dwork–Rothblum–Vadhan 2010, heterogeneous form):
+  ε = √(2 ln(1/δ') Σ ε_i²) + Σ ε_i (e^{ε_i} − 1), δ = Σ δ_i + δ'.
+- optimal homogeneous composition of k ε₀-DP mechanisms (Kairouz–Oh–Viswanath 2015): the
+  exact sum (Thm 3.3) and its closed-form bound (Thm 3.4).
+- zCDP: ρ adds up; ρ-zCDP → (ε, δ) by the Canonne–Kamath–Steinke 2020 bound
+  ε(δ) = min over α > 1 of  αρ + (ln(1/δ) + (α−1) ln(α−1) − α ln α) / (α − 1);
+  ε-DP → ε²/2-zCDP.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from dprelease.accounting.bisection import threshold
+from dprelease.accounting.precise import cks_epsilon_upper
+from dprelease.errors import BudgetError, InternalError
+
+_SAFETY_ULPS = 8  # how far float formulas are pushed up to cover their rounding error
+
+
+def round_up(value: Fraction) -> float:
+    """The smallest float that is ≥ an exact value."""
+    result = float(value)
+    if Fraction(result) < value:
+        result = math.nextafter(result, math.inf)
+    return result
+
+
+def round_down(value: Fraction) -> float:
+    """The largest float that is ≤ an exact value."""
+    result = float(value)
+    if Fraction(result) > value:
+        result = math.nextafter(result, -math.inf)
+    return result
+
+
+def push_up(value: float, ulps: int = _SAFETY_ULPS) -> float:
+    """A float formula's result, moved up by a few ulps to cover its rounding error."""
+    for _ in range(ulps):
+        value = math.nextafter(value, math.inf)
+    return value
+
+
+def exact_sum(values: Iterable[float]) -> Fraction:
+    return sum((Fraction(v) for v in values), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """A composed privacy guarantee. Fields that do not apply are None.
+
+    `composition` names the bound used ("basic", "advanced", "zcdp").
+    """
+
+    epsilon: float | None
+    delta: float | None
+    rho: float | None = None
+    composition: str = "basic"
+
+
+# --- basic and advanced composition -----------------------------------------------------
+
+
+def basic_composition(epsilons: Sequence[float], deltas: Sequence[float] = ()) -> Guarantee:
+    """ε = Σ ε_i and δ = Σ δ_i, summed exactly and rounded up."""
+    delta = round_up(exact_sum(deltas)) if deltas else None
+    return Guarantee(epsilon=round_up(exact_sum(epsilons)), delta=delta, composition="basic")
+
+
+def advanced_composition_epsilon(epsilons: Sequence[float], delta_slack: float) -> float:
+    """Heterogeneous advanced composition of ε_i-DP mechanisms at slack δ' (rounded up)."""
+    if not 0 < delta_slack < 1:
+        raise BudgetError(f"delta must lie strictly between 0 and 1, got {delta_slack!r}.")
+    squares = math.fsum(e * e for e in epsilons)
+    drift = math.fsum(e * math.expm1(e) for e in epsilons)
+    return push_up(math.sqrt(2 * math.log(1 / delta_slack) * squares) + drift)
+
+
+def advanced_or_basic(epsilons: Sequence[float], delta: float) -> Guarantee:
+    """The tighter of basic composition (δ = 0) and advanced composition at δ' = δ."""
+    basic = basic_composition(epsilons)
+    advanced = advanced_composition_epsilon(epsilons, delta)
+    assert basic.epsilon is not None
+    if basic.epsilon <= advanced:
+        return Guarantee(epsilon=basic.epsilon, delta=0.0, composition="basic")
+    return Guarantee(epsilon=advanced, delta=delta, composition="advanced")
+
+
+def kov_delta(epsilon0: float, k: int, epsilon: float) -> float:
+    """δ of the optimal k-fold composition of ε₀-DP mechanisms at ε (KOV 2015, Thm 3.3).
+
+    δ = Σ_{i ≥ (ε + kε₀)/(2ε₀)} C(k, i) (e^{iε₀} − e^{ε} e^{(k−i)ε₀}) / (1 + e^{ε₀})^k,
+    summed in log space so that large k does not overflow.
+    """
+    total = 0.0
+    log_norm = k * math.log1p(math.exp(epsilon0))
+    start = max(0, math.ceil((epsilon + k * epsilon0) / (2 * epsilon0) - 1e-12))
+    for i in range(start, k + 1):
+        log_binom = math.lgamma(k + 1) - math.lgamma(i + 1) - math.lgamma(k - i + 1)
+        gap = epsilon + (k - i) * epsilon0 - i * epsilon0
+        if gap >= 0:
+            continue
+        total += math.exp(log_binom + i * epsilon0 - log_norm) * -math.expm1(gap)
+    return total
+
+
+def kov_bound_epsilon(epsilon0: float, k: int, delta: float) -> float:
+    """KOV 2015 Thm 3.4 closed form: min(kε₀, kε₀(e^ε₀−1)/(e^ε₀+1) + ε₀√(2k ln(1/δ)))."""
+    drift = k * epsilon0 * math.expm1(epsilon0) / (math.exp(epsilon0) + 1)
+    return push_up(min(k * epsilon0, drift + epsilon0 * math.sqrt(2 * k * math.log(1 / delta))))
+
+
+def kov_epsilon(epsilon0: float, k: int, delta: float) -> float:
+    """Smallest ε at which k ε₀-DP mechanisms compose to (ε, δ)-DP (never above kε₀)."""
+    if kov_delta(epsilon0, k, 0.0) <= delta:
+        return 0.0
+    _, high = threshold(lambda e: kov_delta(epsilon0, k, e) <= delta, 0.0, k * epsilon0)
+    return push_up(high)
+
+
+# --- zCDP -----------------------------------------------------------------------------
+
+
+def pure_to_zcdp(epsilon: float) -> float:
+    """An ε-DP mechanism is ε²/2-zCDP (Bun & Steinke 2016)."""
+    return epsilon * epsilon / 2
+
+
+def _cks_epsilon_at(alpha: float, rho: float, log_inv_delta: float) -> float:
+    """The CKS ε bound at one Rényi order α > 1 (valid for every α)."""
+    a1 = alpha - 1
+    return alpha * rho + (log_inv_delta + a1 * math.log(a1) - alpha * math.log(alpha)) / a1
+
+
+def _best_alpha(rho: float, log_inv_delta: float) -> float:
+    """The order α minimising the CKS bound: a log grid, then golden-section refinement."""
+    grid = [1 + 10 ** (k / 20) for k in range(-120, 241)]  # α − 1 from 1e-6 to 1e12
+    values = [_cks_epsilon_at(a, rho, log_inv_delta) for a in grid]
+    best = min(range(len(grid)), key=values.__getitem__)
+    low = math.log(grid[max(best - 1, 0)] - 1)
+    high = math.log(grid[min(best + 1, len(grid) - 1)] - 1)
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(100):
+        a = high - ratio * (high - low)
+        b = low + ratio * (high - low)
+        fa = _cks_epsilon_at(1 + math.exp(a), rho, log_inv_delta)
+        fb = _cks_epsilon_at(1 + math.exp(b), rho, log_inv_delta)
+        if fa <= fb:
+            high = b
+        else:
+            low = a
+    return 1 + math.exp((low + high) / 2)
+
+
+def zcdp_epsilon_at_order(rho: float, delta: float, alpha: float) -> float:
+    """The CKS bound at a given order α, rounded up: valid whatever α is.
+
+    The float formula (pushed up by a few ulps) can still be ~1e-9 too low after cancellation,
+    so the value stated is the larger of it and the high-precision bound of
+    `dprelease.accounting.precise` (with its allowance), rounded up. It may be
+    ≤ 0 for a vanishing ρ; `zcdp_to_epsilon` refuses that."""
+    float_bound = push_up(_cks_epsilon_at(alpha, rho, math.log(1 / delta)))
+    return max(float_bound, round_up(cks_epsilon_upper(alpha, rho, delta)))
+
+
+def _zcdp_epsilon(rho: float, delta: float) -> tuple[float, float]:
+    alpha = _best_alpha(rho, math.log(1 / delta))
+    return zcdp_epsilon_at_order(rho, delta, alpha), alpha
+
+
+def zcdp_to_epsilon(rho: float, delta: float) -> tuple[float, float]:
+    """(ε, α): the (ε, δ)-DP guarantee implied by ρ-zCDP, and the order that gives it.
+
+    A positive ρ whose bound is ε ≤ 0 (a vanishing ρ, or a δ so large that the guarantee says
+    nothing) is refused: no such pair is stated as a guarantee."""
+    if rho <= 0 or not math.isfinite(rho):
+        raise BudgetError(f"rho must be a finite number greater than 0, got {rho!r}.")
+    if not 0 < delta < 1:
+        raise BudgetError(f"delta must lie strictly between 0 and 1, got {delta!r}.")
+    epsilon, alpha = _zcdp_epsilon(rho, delta)
+    if epsilon <= 0:
+        raise BudgetError(
+            f"rho = {rho!r} at delta = {delta!r} converts to no positive epsilon (the bound is "
+            f"{epsilon!r}); raise rho or lower delta."
+        )
+    return epsilon, alpha
+
+
+def epsilon_to_zcdp(epsilon: float, delta: float) -> tuple[float, float]:
+    """(ρ, α): the largest ρ whose CKS bound at δ is at most ε, and the order certifying it.
+
+    Bisection keeps the lower end, whose bound is checked at a fixed order, so the returned ρ
+    never converts to more than ε.
+    """
+    if epsilon <= 0 or not math.isfinite(epsilon):
+        raise BudgetError(f"epsilon must be a finite number greater than 0, got {epsilon!r}.")
+    if not 0 < delta < 1:
+        raise BudgetError(f"delta must lie strictly between 0 and 1, got {delta!r}.")
+    log_inv_delta = math.log(1 / delta)
+
+    def float_epsilon(rho: float) -> float:  # fast, for the search; checked precisely below
+        return push_up(_cks_epsilon_at(_best_alpha(rho, log_inv_delta), rho, log_inv_delta))
+
+    low, _ = threshold(lambda rho: float_epsilon(rho) > epsilon, 0.0, epsilon)
+    low_alpha = _best_alpha(low, log_inv_delta) if low > 0 else math.inf
+    for _ in range(64):  # the float bound may understate by ~1e-9: step ρ down until it fits
+        if low <= 0 or zcdp_epsilon_at_order(low, delta, low_alpha) <= epsilon:
+            break
+        low *= 1 - 2.0**-30
+    if low <= 0 or not 0 < zcdp_epsilon_at_order(low, delta, low_alpha) <= epsilon:
+        raise BudgetError(
+            f"epsilon = {epsilon!r} at delta = {delta!r} leaves no zCDP budget; "
+            "raise epsilon or delta."
+        )
+    return low, low_alpha
+
+
+def zcdp_guarantee(rhos: Sequence[float], delta: float, alpha: float | None = None) -> Guarantee:
+    """Compose ρ_i exactly and convert once (cheaper than adding converted ε's).
+
+    When `alpha` is given (the order that certified the total budget), the reported ε is the
+    smaller of the optimised bound and the bound at that order, which is monotone in ρ.
+    """
+    rho = round_up(exact_sum(rhos))
+    epsilon, _ = zcdp_to_epsilon(rho, delta)
+    if alpha is not None and math.isfinite(alpha):
+        epsilon = min(epsilon, zcdp_epsilon_at_order(rho, delta, alpha))
+    return Guarantee(epsilon=epsilon, delta=delta, rho=rho, composition="zcdp")
+
+
+def check_within(spent: Fraction, total: Fraction, unit: str) -> None:
+    """The last line of defence: an allocation must never spend more than its total."""
+    if spent > total:
+        raise InternalError(f"allocation overspends: {unit} {float(spent)!r} > {float(total)!r}")

@@ -1,0 +1,236 @@
+"""Each table's share of the budget, in the accountant's additive unit (ε for pure and advanced,
+ρ for zCDP, ε and δ for approx): locked tables keep their value, accuracy targets fix theirs,
+the free tables split what is left (equal, weighted or optimal). Float shares are nudged down
+until an exact (`Fraction`) sum fits the room (`fit_exactly`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from dprelease.accounting.composition import (
+    advanced_or_basic,
+    check_within,
+    epsilon_to_zcdp,
+    exact_sum,
+    pure_to_zcdp,
+)
+from dprelease.accounting.mechanisms import (
+    DISCRETE_GAUSSIAN,
+    DISCRETE_LAPLACE,
+    Noise,
+    discrete_gaussian_sigma,
+    gaussian_moe,
+    gaussian_sigma,
+    laplace_scale,
+)
+from dprelease.accounting.splitting import (
+    largest_scale,
+    optimal_gaussian_split,
+    optimal_laplace_split,
+    power_split,
+    smallest_share,
+)
+from dprelease.errors import BudgetError, quote
+from dprelease.plan.model import Plan
+from dprelease.plan.table_spec import Sensitivity, TableSpec
+
+
+def fit_exactly(shares: list[float], free: Sequence[int], room: Fraction) -> list[float]:
+    """Nudge the free shares down by ulps until their exact sum is at most `room`."""
+    shares = list(shares)
+    for _ in range(64):
+        if exact_sum(shares[i] for i in free) <= room:
+            return shares
+        for i in free:
+            shares[i] = math.nextafter(shares[i], 0.0)
+    raise BudgetError("The budget is too small to split among the tables.")
+
+
+def _split_free(
+    plan: Plan, free: Sequence[int], room: float, optimal: Sequence[float] | None
+) -> list[float]:
+    """Shares of the free tables under the plan's allocation (targets: by weight)."""
+    method = plan.budget.allocation
+    if method == "equal":
+        return [room / len(free)] * len(free)
+    weights = [plan.tables[i].weight for i in free]
+    zero = [plan.tables[i].name for i, w in zip(free, weights, strict=True) if w == 0]
+    if zero:
+        raise BudgetError(
+            f"Table {quote(zero[0])} has weight 0 and would get no budget; "
+            "give it a weight above 0 or remove it."
+        )
+    if method == "optimal" and optimal is not None:
+        return list(optimal)
+    return power_split(weights, 1.0, room)
+
+
+def _target_share(plan: Plan, spec: TableSpec, sens: Sensitivity, delta_share: float) -> float:
+    """The smallest share (ε, or ρ for zCDP) whose margin of error meets the table's target."""
+    assert spec.target is not None
+    # Aim a hair inside the target, so that the moe reported at α (by us or by OpenDP's
+    # accuracy functions) is within it even where a tail probability sits on the boundary.
+    alpha = (1 - plan.budget.confidence) * (1 - 1e-9)
+    if spec.target.moe_table is not None:
+        alpha, goal = alpha / spec.cells(plan.schema), spec.target.moe_table
+    else:
+        assert spec.target.moe is not None
+        goal = spec.target.moe
+    accounting = plan.budget.accounting
+    if accounting == "zcdp":
+        return smallest_share(
+            lambda rho: (
+                Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(rho, sens.l2_squared)).moe(
+                    alpha
+                )
+                <= goal
+            ),
+            0.01,
+        )
+    if accounting == "approx":
+        sigma_needed = goal / gaussian_moe(1.0, alpha)
+        return smallest_share(
+            lambda eps: gaussian_sigma(eps, delta_share, sens.l2) <= sigma_needed, 0.1
+        )
+    return smallest_share(
+        lambda eps: DISCRETE_LAPLACE.moe(laplace_scale(eps, sens.l1), alpha) <= goal,
+        0.1,
+    )
+
+
+def fixed_shares(plan: Plan, sens: Sensitivity, deltas: Sequence[float]) -> dict[int, float]:
+    """Shares that the plan fixes: locked tables, and (targets) the tables with a target."""
+    fixed: dict[int, float] = {}
+    accounting = plan.budget.accounting
+    for i, spec in enumerate(plan.tables):
+        if spec.rho is not None:
+            fixed[i] = spec.rho
+        elif spec.epsilon is not None:
+            fixed[i] = pure_to_zcdp(spec.epsilon) if accounting == "zcdp" else spec.epsilon
+        elif plan.budget.allocation == "targets" and spec.target is not None:
+            share = _target_share(plan, spec, sens, deltas[i])
+            if not math.isfinite(share):
+                raise BudgetError(
+                    f"Table {quote(spec.name)}: no budget within reason reaches its target; "
+                    "loosen the target."
+                )
+            fixed[i] = share
+    return fixed
+
+
+def delta_shares(plan: Plan) -> list[float]:
+    """δ_i for approx accounting: locked values, the rest split equally."""
+    delta = plan.budget.delta
+    assert delta is not None
+    locked = {i: s.delta for i, s in enumerate(plan.tables) if s.delta is not None}
+    free = [i for i in range(len(plan.tables)) if i not in locked]
+    room = Fraction(delta) - exact_sum(locked.values())
+    if room <= 0 and free:
+        raise BudgetError(
+            "The locked deltas use all of budget.delta; lower them or raise budget.delta."
+        )
+    shares = [0.0] * len(plan.tables)
+    for i, value in locked.items():
+        shares[i] = float(value)
+    for i in free:
+        shares[i] = float(room) / len(free)
+    shares = fit_exactly(shares, free, room) if free else shares
+    check_within(exact_sum(shares), Fraction(delta), "delta")
+    return shares
+
+
+def additive_total(plan: Plan) -> tuple[float, float | None]:
+    """The total in the additive unit (ε, or ρ for zCDP), and the CKS order behind ρ."""
+    budget = plan.budget
+    if budget.accounting != "zcdp":
+        assert budget.epsilon is not None
+        return budget.epsilon, None
+    if budget.rho is not None:
+        return budget.rho, None
+    assert budget.epsilon is not None and budget.delta is not None
+    return epsilon_to_zcdp(budget.epsilon, budget.delta)
+
+
+def additive_shares(
+    plan: Plan, sens: Sensitivity, fixed: dict[int, float], deltas: Sequence[float]
+) -> list[float]:
+    """Shares for pure, approx and zCDP, where the additive unit simply sums."""
+    total, _ = additive_total(plan)
+    n = len(plan.tables)
+    free = [i for i in range(n) if i not in fixed]
+    room = Fraction(total) - exact_sum(fixed.values())
+    shares = [fixed.get(i, 0.0) for i in range(n)]
+    if not free:
+        return shares
+    if room <= 0:
+        raise BudgetError(too_small_message(plan))
+    weights = [plan.tables[i].weight for i in free]
+    optimal: list[float] | None = None
+    if plan.budget.allocation == "optimal" and all(w > 0 for w in weights):
+        if plan.budget.accounting == "zcdp":
+            optimal = power_split(weights, 0.5, float(room))
+        elif plan.budget.accounting == "approx":
+            free_deltas = [deltas[i] for i in free]
+            optimal = optimal_gaussian_split(weights, free_deltas, sens.l2, float(room))
+        else:
+            optimal = optimal_laplace_split(weights, sens.l1, float(room))
+    for i, share in zip(free, _split_free(plan, free, float(room), optimal), strict=True):
+        shares[i] = share
+    return fit_exactly(shares, free, room)
+
+
+def advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> list[float]:
+    """Shares under advanced composition: scale the free tables' shape until ε is reached.
+
+    For `optimal`, the basic-composition optimum and the shapes w^p (p from 1/5 to 1/2,
+    which covers the advanced bound's √Σε² regime) are each scaled to fit; the one with the
+    least weighted variance wins.
+    """
+    epsilon, delta = plan.budget.epsilon, plan.budget.delta
+    assert epsilon is not None and delta is not None
+    n = len(plan.tables)
+    free = [i for i in range(n) if i not in fixed]
+    base = [fixed.get(i, 0.0) for i in range(n)]
+    if free and advanced_or_basic([v for v in base if v > 0] or [0.0], delta).epsilon >= epsilon:  # type: ignore[operator]
+        raise BudgetError(too_small_message(plan))
+    if not free:
+        return base
+
+    def scaled(shape: Sequence[float]) -> list[float]:
+        def fits(c: float) -> bool:
+            trial = list(base)
+            for i, s in zip(free, shape, strict=True):
+                trial[i] = c * s
+            return advanced_or_basic(trial, delta).epsilon <= epsilon  # type: ignore[operator]
+
+        c = largest_scale(fits, start=epsilon / max(math.fsum(shape), 1e-300))
+        out = list(base)
+        for i, s in zip(free, shape, strict=True):
+            out[i] = c * s
+        return out
+
+    weights = [plan.tables[i].weight for i in free]
+    if plan.budget.allocation != "optimal":
+        return scaled(_split_free(plan, free, 1.0, None))
+    _split_free(plan, free, 1.0, None)  # the weight checks
+    shapes = [optimal_laplace_split(weights, sens.l1, 1.0)]
+    shapes += [power_split(weights, p, 1.0) for p in (0.2, 0.25, 0.3, 0.4, 0.5)]
+    candidates = [scaled(shape) for shape in shapes]
+
+    def cost(shares: list[float]) -> float:
+        return math.fsum(
+            plan.tables[i].weight * DISCRETE_LAPLACE.variance(sens.l1 / shares[i]) for i in free
+        )
+
+    return min(candidates, key=cost)
+
+
+def too_small_message(plan: Plan) -> str:
+    what = "targets and locked tables" if plan.budget.allocation == "targets" else "locked tables"
+    return (
+        f"The budget is too small: the {what} use all of it and nothing is left for the other "
+        "tables; raise the total budget, lower the locks or loosen the targets."
+    )

@@ -1,0 +1,138 @@
+"""Counting with one GROUPING SETS query (DuckDB, Spark SQL), then encoding the groups.
+
+The engine groups the raw values of the plan's columns once for all tables: one grouping set
+per distinct table (its `by` columns), nothing more (each set adds up to every row, so the
+rows read and each column's report come from a set that holds the column). What leaves the
+engine is one row per distinct combination of values with its count, never a record. Those
+rows are encoded here by the same code as the in-memory path (`dprelease.data.encode_columns`),
+each weighted by its count, so every engine gives the same counts and report as `load_data` +
+`count`.
+
+`unit: id`: the query first ranks the rows of each id in random order,
+`row_number() OVER (PARTITION BY id ORDER BY random())`, and counts a row only if its rank is
+at most `max_rows`: the engine groups all rows of an id together, however they are spread
+over files and batches, so the cap is exact and the kept rows are a uniform random choice.
+`_all` counts every row read, so `rows read − kept` are the rows the cap dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from dprelease.data.count import encode_columns
+from dprelease.data.engines.result import CountResult, frozen_counts
+from dprelease.data.report import DataReport
+from dprelease.errors import DataError
+from dprelease.plan.model import Plan
+
+
+def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
+    """The distinct column sets of the tables (at least one: () when no table has columns).
+
+    Nothing else is grouped: each set's counts add up to all rows, and a column's report
+    comes from any set that holds it, so the query groups no more than the tables need.
+    """
+    sets: dict[frozenset[str], tuple[str, ...]] = {}
+    for spec in plan.tables:
+        if spec.by:
+            sets.setdefault(frozenset(spec.by), tuple(spec.by))
+    return list(sets.values()) or [()]
+
+
+def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], random: str) -> str:
+    """The one query: `relation` is the engine's read of the source, `quote` its identifiers."""
+    used = list(plan.used_columns)
+    if plan.unit.kind == "id" and plan.unit.column:
+        needed = ", ".join(quote(n) for n in dict.fromkeys([*used, plan.unit.column]))
+        keep = (
+            f"row_number() OVER (PARTITION BY {quote(plan.unit.column)} ORDER BY _random) "
+            f"<= {int(plan.unit.max_rows)}"
+        )
+        shuffled = f"(SELECT {needed}, {random} AS _random FROM {relation}) AS shuffled"
+        relation = f"(SELECT {needed}, {keep} AS _keep FROM {shuffled}) AS ranked"
+        counts = "count(*) FILTER (WHERE _keep) AS _kept, count(*) AS _all"
+    else:
+        counts = "count(*) AS _kept"
+    if not used:
+        return f"SELECT {counts} FROM {relation}"
+    sets = ", ".join("(" + ", ".join(quote(n) for n in s) + ")" for s in grouping_sets(plan))
+    columns = ", ".join(quote(n) for n in used)
+    flags = ", ".join(f"grouping({quote(n)}) AS _g{i}" for i, n in enumerate(used))
+    return f"SELECT {columns}, {flags}, {counts} FROM {relation} GROUP BY GROUPING SETS ({sets})"
+
+
+def counts_from_groups(
+    plan: Plan, groups: pa.Table, where: str, engine: str, max_rows: int | None
+) -> CountResult:
+    """True counts and data report from the grouped rows (columns, _g<i>, _kept[, _all]).
+
+    `_g<i>` is 1 where column i is not grouped (SQL's grouping()): together they name the set.
+    `_all` (rows before the unit cap) is there only for `unit: id`.
+    """
+    used = list(plan.used_columns)
+    mask_of = {name: 1 << (len(used) - 1 - i) for i, name in enumerate(used)}
+    full = (1 << len(used)) - 1
+    marks = np.zeros(groups.num_rows, dtype=np.int64)
+    for i in range(len(used)):
+        flag = np.asarray(groups.column(f"_g{i}").to_pylist(), dtype=np.int64)
+        marks |= flag << (len(used) - 1 - i)
+    every = "_all" if "_all" in groups.column_names else "_kept"
+
+    def rows_of(columns: Sequence[str]) -> tuple[pa.Table, np.ndarray]:
+        g = full & ~sum(mask_of[n] for n in columns)
+        selected = groups.filter(pa.array(marks == g)) if used else groups
+        kept = np.asarray(selected.column("_kept").to_pylist(), dtype=np.float64)
+        return selected, kept
+
+    sets = grouping_sets(plan)
+    first, kept_first = rows_of(sets[0])
+    rows_read = int(sum(first.column(every).to_pylist()))
+    rows_kept = int(kept_first.sum())
+    if rows_read == 0:
+        raise DataError(f"{where} has column names but no rows of data; give at least one row.")
+    if max_rows is not None and rows_read > max_rows:
+        raise DataError(
+            f"{where} has more than {max_rows:,} rows ({rows_read:,} read), the row limit; "
+            "raise it with --max-rows if the data are really that large."
+        )
+    reports = []
+    for name in used:
+        selected, kept = rows_of(next(s for s in sets if name in s))
+        _, (column_report,) = encode_columns(
+            _as_read(selected, [name]), plan.schema, [name], weights=kept
+        )
+        reports.append(column_report)
+    counts: dict[str, np.ndarray] = {}
+    for spec in plan.tables:
+        if not spec.by:
+            counts[spec.name] = np.array([rows_kept], dtype=np.int64)
+            continue
+        selected, kept = rows_of(spec.by)
+        codes, _ = encode_columns(_as_read(selected, spec.by), plan.schema, spec.by, weights=kept)
+        counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
+    report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
+    return CountResult(frozen_counts(counts), report, engine)
+
+
+def _as_read(selected: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """The grouped values typed as `read_data` would give them (text stays text)."""
+    return pa.table([selected.column(n) for n in columns], names=list(columns))
+
+
+def _cells(
+    codes: dict[str, np.ndarray], by: Sequence[str], shape: tuple[int, ...], kept: np.ndarray
+) -> np.ndarray:
+    """Σ weights per flat cell index; groups with a left-out code (-1) count nowhere."""
+    flat = np.zeros(len(kept), dtype=np.int64)
+    left_out = np.zeros(len(kept), dtype=bool)
+    for name, size in zip(by, shape, strict=True):
+        column = codes[name].astype(np.int64)
+        left_out |= column < 0
+        flat = flat * size + column
+    cells = math.prod(shape)
+    summed = np.bincount(flat[~left_out], weights=kept[~left_out], minlength=cells)
+    return np.rint(summed).astype(np.int64)

@@ -1,0 +1,95 @@
+"""CONFIDENTIAL (for the data holder only, never exported): what encoding did to the rows, per
+column (sent to the other label, left out, clamped), and the report of data counted in parts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from dprelease.errors import InternalError, quote
+
+
+@dataclass(frozen=True)
+class ColumnReport:
+    """CONFIDENTIAL (for the data holder only, never exported): how one column was encoded.
+
+    Counts are over the rows kept after the unit cap. `rows_to_other`: values outside the
+    domain (missing included) sent to the `other` label; `rows_left_out`: rows left out of
+    every table using the column; `rows_clamped`: numeric values moved into the first/last bin.
+    """
+
+    name: str
+    kind: Literal["categorical", "numeric"]
+    rows: int
+    rows_to_other: int = 0
+    rows_left_out: int = 0
+    rows_clamped: int = 0
+
+    @property
+    def rows_in_domain(self) -> int:
+        """Rows whose own value is a cell of the domain (clamped numbers included)."""
+        return self.rows - self.rows_to_other - self.rows_left_out
+
+
+@dataclass(frozen=True)
+class DataReport:
+    """CONFIDENTIAL (for the data holder only, never exported): what encoding did to the rows."""
+
+    rows_read: int
+    rows_dropped_by_unit_cap: int
+    columns: tuple[ColumnReport, ...]
+
+    @property
+    def rows_kept(self) -> int:
+        return self.rows_read - self.rows_dropped_by_unit_cap
+
+    def lines(self) -> tuple[str, ...]:
+        """The report as short lines for the data holder's own screen (never for a release)."""
+        dropped = self.rows_dropped_by_unit_cap
+        lines = [
+            f"{self.rows_read:,} rows read"
+            + (f", {dropped:,} dropped by the unit cap (max_rows per unit)" if dropped else "")
+        ]
+        for column in self.columns:
+            parts = [
+                f"{rows:,} row{'' if rows == 1 else 's'} {what}"
+                for rows, what in (
+                    (column.rows_to_other, "sent to the other label"),
+                    (column.rows_left_out, "left out (outside the domain or missing)"),
+                    (column.rows_clamped, "clamped into the first/last bin"),
+                )
+                if rows
+            ]
+            if parts:
+                lines.append(f"column {quote(column.name)}: " + ", ".join(parts))
+        return (*lines, *self.warnings)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Advice for the data holder: columns where no row has a value of the domain."""
+        return tuple(
+            f"Column {quote(c.name)}: no value in the data is in the plan's domain, so every "
+            + ("row goes to the other label" if c.rows_to_other else "row is left out")
+            + "; check the domain against the data (e.g. '01' vs '1', spelling, bins)."
+            for c in self.columns
+            if c.rows > 0 and c.rows_in_domain == 0
+        )
+
+
+def merge_reports(reports: Sequence[DataReport]) -> DataReport:
+    """One report for data counted in parts (batches): every figure is a sum."""
+    if not reports:
+        raise InternalError("no data report to merge")
+    fields = ("rows", "rows_to_other", "rows_left_out", "rows_clamped")
+    columns = tuple(
+        dataclasses.replace(parts[0], **{f: sum(getattr(p, f) for p in parts) for f in fields})
+        for parts in zip(*(r.columns for r in reports), strict=True)
+    )
+    return DataReport(
+        rows_read=sum(r.rows_read for r in reports),
+        rows_dropped_by_unit_cap=sum(r.rows_dropped_by_unit_cap for r in reports),
+        columns=columns,
+    )

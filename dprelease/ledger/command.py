@@ -1,0 +1,100 @@
+"""`dprelease ledger show [--ledger PATH] [--json]` and `ledger cap --dataset KEY --epsilon E
+[--delta D] [--ledger PATH]`: read and cap the budget ledger without making a release."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from dprelease.errors import BudgetError, quote
+
+if TYPE_CHECKING:
+    from dprelease.ledger.store import Ledger
+
+
+def _nonnegative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {quote(text)}") from None
+    return value
+
+
+def add_parser(commands: Any) -> None:
+    ledger = commands.add_parser("ledger", help="show the budget ledger, or set a lifetime cap")
+    actions = ledger.add_subparsers(dest="ledger_command", required=True)
+    show = actions.add_parser("show", help="every data set: cap, spent, releases")
+    show.add_argument("--ledger", metavar="PATH", help="ledger file (default: $DPRELEASE_LEDGER)")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    cap = actions.add_parser("cap", help="set a data set's lifetime cap (keeps the δ cap)")
+    cap.add_argument("--ledger", metavar="PATH", help="ledger file (default: $DPRELEASE_LEDGER)")
+    cap.add_argument("--dataset", required=True, help="the data set's key or name (ledger show)")
+    cap.add_argument("--epsilon", required=True, type=_nonnegative, help="lifetime ε cap")
+    cap.add_argument("--delta", type=_nonnegative, help="lifetime δ cap (default: unchanged)")
+
+
+def ledger_json(ledger: Ledger) -> dict[str, Any]:
+    """`{"datasets": [{"key", "name", "cap": {"epsilon", "delta"}, "spent": {"epsilon",
+    "delta"}, "releases": [{"id", "created", "epsilon", "delta", "rho", "accounting",
+    "tables"}]}]}` (issue 11)."""
+    datasets = []
+    for key, name in ledger.datasets():
+        balance = ledger.balance(key)
+        datasets.append(
+            {
+                "key": key,
+                "name": name,
+                "cap": {"epsilon": balance.cap_epsilon, "delta": balance.cap_delta},
+                "spent": {"epsilon": balance.spent_epsilon, "delta": balance.spent_delta},
+                "releases": [entry.to_dict() for entry in ledger.entries(key)],
+            }
+        )
+    return {"datasets": datasets}
+
+
+def _text(shown: dict[str, Any]) -> str:
+    if not shown["datasets"]:
+        return "The ledger holds no data set yet.\n"
+    lines = []
+    for data in shown["datasets"]:
+        cap, spent = data["cap"], data["spent"]
+        cap_text = "no ε cap" if cap["epsilon"] is None else f"ε cap {cap['epsilon']!r}"
+        lines.append(
+            f"{data['key']}  {data['name'] or '(no name)'}: spent ε = {spent['epsilon']!r}, "
+            f"δ = {spent['delta']!r} over {len(data['releases'])} release(s); {cap_text}, "
+            f"δ cap {cap['delta']!r}"
+        )
+        for release in data["releases"]:
+            lines.append(
+                f"  {release['created']}  ε = {release['epsilon']!r}  δ = {release['delta']!r}"
+                f"  {release['accounting']}  {len(release['tables'])} table(s)  {release['id']}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from dprelease.ledger.files import default_ledger_path
+    from dprelease.ledger.store import Ledger
+
+    ledger = Ledger(args.ledger or default_ledger_path())
+    if args.ledger_command == "show":
+        shown = ledger_json(ledger)
+        sys.stdout.write(json.dumps(shown, indent=2) + "\n" if args.json else _text(shown))
+        return 0
+    key = ledger.lookup(args.dataset)
+    if key is None:
+        raise BudgetError(
+            "No data set with that key or name in the ledger; `dprelease ledger show` lists them."
+        )
+    if args.delta is None:
+        ledger.set_cap(key, args.epsilon)
+    else:
+        ledger.set_cap(key, args.epsilon, args.delta)
+    balance = ledger.balance(key)
+    print(
+        f"lifetime cap of {key[:12]}…: ε = {balance.cap_epsilon!r}, δ = {balance.cap_delta!r}; "
+        f"spent ε = {balance.spent_epsilon!r}, δ = {balance.spent_delta!r}"
+    )
+    return 0

@@ -1,0 +1,374 @@
+"""The budget ledger: what each data set has spent over its lifetime, against a cap.
+
+One SQLite file (stdlib `sqlite3`) holds, per data set (an *account*), every charged release
+and a lifetime cap on ε (optional) and δ (1e-3, `DEFAULT_DELTA_CAP`, unless one is set).
+
+Accounts follow the parsed records, not the file's bytes (`dprelease.ledger.accounts`, with
+names and the upgrade of format-1 ledgers). Releases compose by basic
+composition: spent ε = Σ ε_i and spent δ = Σ δ_i, summed exactly with `Fraction` and rounded
+up, so floating-point addition can never under-count (ten charges of the float 0.1 add up to
+slightly more than 1, and a cap of 1.0 refuses the tenth).
+
+How a release is charged exactly once:
+
+- `charge()` opens a write transaction (``BEGIN IMMEDIATE``), refuses a `release_id` it has
+  seen (`AlreadyChargedError`), checks the cap, inserts the entry and yields. The caller makes
+  the release inside the block; on a normal exit the transaction commits, on an exception (or
+  a crash, or a kill) it never commits, so nothing is charged. Holding the write lock across
+  check → work → commit is what makes two concurrent releases unable to overspend: the second
+  waits (busy timeout) and then sees the first's charge.
+- The caller hands the release out only after the block: a crash between the commit and the
+  hand-out leaves a release charged but not delivered, which is the safe direction.
+- WAL journal mode, so that readers (`balance`, `entries`, `check`) are never blocked by a
+  release in progress; ``synchronous=FULL``, so that a committed charge survives power loss.
+  WAL needs a local file system (not a network share).
+
+A cap may be lowered below what is spent (a steward may tighten policy): nothing more fits.
+
+The ledger stores public facts only: ε, δ, ρ, the accounting, a label (the plan's name or
+summary), table names and times. Never a data value, a count, a row count or a seed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from dprelease.accounting.composition import Guarantee, exact_sum, round_up
+from dprelease.errors import BudgetError, InternalError, LedgerError
+from dprelease.ledger.accounts import (
+    FORMAT,
+    SCHEMA,
+    all_accounts,
+    check_key,
+    find_account,
+    key_of,
+    now,
+    register,
+    resolve,
+    upgrade,
+)
+from dprelease.ledger.values import (
+    DEFAULT_DELTA_CAP,
+    Account,
+    AlreadyChargedError,
+    Balance,
+    LedgerEntry,
+    cost,
+    shortfall,
+)
+from dprelease.limits import DELTA_LIMIT
+
+__all__ = ["Account", "AlreadyChargedError", "Balance", "Ledger", "LedgerEntry"]  # re-exported
+DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to finish
+_APPLICATION_ID = 0x64707265  # "dpre" in the SQLite header: tells our file from any other
+_KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
+
+
+def _entry(row: sqlite3.Row) -> LedgerEntry:
+    return LedgerEntry(
+        release_id=row["release_id"],
+        dataset=row["dataset"],
+        epsilon=row["epsilon"],
+        delta=row["delta"],
+        rho=row["rho"],
+        accounting=row["accounting"],
+        label=row["label"],
+        tables=tuple(json.loads(row["tables"])),
+        created=row["created"],
+    )
+
+
+class Ledger:
+    """The ledger file at `path` (created if missing; its folder must exist).
+
+    Every call opens its own connection, so one `Ledger` may be shared by threads. A
+    `charge()` block holds the write lock: inside it, read (`balance`, `entries`, `find`,
+    `check`) but do not `set_cap` or `charge` again (that would wait for the timeout).
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+        if self.path.is_dir():
+            raise LedgerError(f"The ledger path '{self.path}' is a folder; give a file path.")
+        if not self.path.parent.is_dir():
+            raise LedgerError(
+                f"The folder '{self.path.parent}' for the ledger does not exist; create it first."
+            )
+        with self._connection() as conn, self._guard():
+            # Read first, so that opening never waits for a release in progress; take the
+            # write lock only to lay out a new file (and look again: another may have won).
+            conn.execute("BEGIN")
+            if self._is_empty(conn):
+                conn.execute("ROLLBACK")
+                conn.execute("BEGIN IMMEDIATE")
+                if self._is_empty(conn):
+                    for statement in SCHEMA:
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
+                    conn.execute(f"PRAGMA user_version = {FORMAT}")
+            if conn.execute("PRAGMA application_id").fetchone()[0] != _APPLICATION_ID:
+                raise LedgerError(
+                    f"'{self.path}' is an SQLite database but not a dprelease ledger; "
+                    "choose another path."
+                )
+            if conn.execute("PRAGMA user_version").fetchone()[0] > FORMAT:
+                raise LedgerError(
+                    f"The ledger '{self.path}' was written by a newer dprelease; upgrade dprelease."
+                )
+            if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise LedgerError(self._damaged("the integrity check failed"))
+            conn.execute("COMMIT")
+            upgrade(conn)
+
+    @staticmethod
+    def _is_empty(conn: sqlite3.Connection) -> bool:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        return bool(app_id == 0 and objects == 0)
+
+    def __repr__(self) -> str:
+        return f"Ledger({str(self.path)!r})"
+
+    # --- connections and errors ---------------------------------------------------------
+
+    def _damaged(self, why: str) -> str:
+        return (
+            f"The ledger '{self.path}' is not a readable dprelease ledger ({why}); "
+            "restore it from a backup or choose another path."
+        )
+
+    def _error(self, error: sqlite3.Error) -> LedgerError:
+        """One line the user can act on, for any SQLite failure."""
+        code = getattr(error, "sqlite_errorcode", 0) & 0xFF  # the primary result code
+        why = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return LedgerError(
+                f"The ledger '{self.path}' is busy: another release is being charged; "
+                "try again in a moment."
+            )
+        if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+            return LedgerError(self._damaged(why))
+        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+            return LedgerError(
+                f"Cannot write the ledger '{self.path}' ({why}); the file and its folder "
+                "must be writable."
+            )
+        return LedgerError(f"The ledger '{self.path}' cannot be used ({why}).")
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as error:
+            raise self._error(error) from None
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        with self._guard():
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, so the lock is explicit.
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+        try:
+            conn.row_factory = sqlite3.Row
+            with self._guard():
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")  # a commit is on disk when it returns
+            yield conn
+        finally:
+            conn.close()  # rolls back whatever was not committed
+
+    # --- accounts -----------------------------------------------------------------------
+
+    def account(self, records: str, name: str | None = None, legacy: str | None = None) -> Account:
+        """The account a release of these records (fingerprint key) would be charged to.
+
+        `name` is the plan's `dataset:`; `legacy` the file's SHA-256, which finds an account
+        of a format-1 ledger. Raises BudgetError when the records and the name belong to two
+        different accounts (charging either would under-count the other)."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return resolve(conn, records, name, legacy)
+
+    def lookup(self, text: str) -> str | None:
+        """The account key for a key, a records fingerprint or an account name (or None)."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return find_account(conn, text)
+
+    def datasets(self) -> list[tuple[str, str | None]]:
+        """Every account (key, name), oldest first."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return all_accounts(conn)
+
+    # --- reading --------------------------------------------------------------------------
+
+    def _balance(self, conn: sqlite3.Connection, dataset: str) -> Balance:
+        dataset = key_of(conn, dataset)
+        cap = conn.execute("SELECT epsilon, delta FROM caps WHERE dataset = ?", (dataset,))
+        cap_row = cap.fetchone()
+        rows = conn.execute(
+            "SELECT epsilon, delta FROM charges WHERE dataset = ?", (dataset,)
+        ).fetchall()
+        cap_delta = cap_row["delta"] if cap_row else None
+        return Balance(
+            cap_epsilon=cap_row["epsilon"] if cap_row else None,
+            cap_delta=DEFAULT_DELTA_CAP if cap_delta is None else cap_delta,
+            spent_epsilon=round_up(exact_sum(row["epsilon"] for row in rows)),
+            spent_delta=round_up(exact_sum(row["delta"] for row in rows)),
+            releases=len(rows),
+        )
+
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+        with self._connection() as conn, self._guard():
+            return conn.execute(query, params).fetchall()
+
+    def balance(self, dataset: str) -> Balance:
+        """The balance of an account (its key, or a fingerprint of records charged to it)."""
+        check_key(dataset)
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")  # one snapshot for the cap and the charges; WAL: no lock
+            return self._balance(conn, dataset)
+
+    def entries(self, dataset: str) -> list[LedgerEntry]:
+        """The account's charges, oldest first."""
+        check_key(dataset)
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            key = key_of(conn, dataset)
+            query = "SELECT * FROM charges WHERE dataset = ? ORDER BY rowid"
+            return [_entry(row) for row in conn.execute(query, (key,)).fetchall()]
+
+    def find(self, release_id: str) -> LedgerEntry | None:
+        rows = self._read("SELECT * FROM charges WHERE release_id = ?", (release_id,))
+        return _entry(rows[0]) if rows else None
+
+    def check(
+        self,
+        dataset: str,
+        guarantee: Guarantee,
+        *,
+        name: str | None = None,
+        legacy: str | None = None,
+    ) -> None:
+        """Raise BudgetError if the release would exceed a cap now (advisory: takes no lock)."""
+        epsilon, delta = cost(guarantee)
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            account = resolve(conn, dataset, name, legacy)
+            problem = shortfall(self._balance(conn, account.key), epsilon, delta)
+        if problem is not None:
+            raise BudgetError(problem)
+
+    # --- writing --------------------------------------------------------------------------
+
+    def set_cap(
+        self,
+        dataset: str,
+        epsilon: float | None,
+        delta: float | None = _KEEP,
+        *,
+        name: str | None = None,
+        legacy: str | None = None,
+    ) -> None:
+        """Set, raise or lower the lifetime ε cap (None: no ε cap); `delta` sets the δ cap
+        (None: the default DEFAULT_DELTA_CAP; left out: the δ cap stays as it is).
+
+        A cap below what is already spent is allowed and leaves nothing to release.
+        """
+        if epsilon is not None and not (math.isfinite(epsilon) and epsilon >= 0):
+            raise BudgetError(f"The ε cap must be a finite number ≥ 0, got {epsilon!r}.")
+        if delta is not _KEEP and delta is not None and not 0 <= delta <= DELTA_LIMIT:
+            raise BudgetError(
+                f"The δ cap must lie between 0 and {DELTA_LIMIT:g}, got {delta!r}: δ is the "
+                "chance the guarantee fails outright, and useful values are far below 1/rows."
+            )
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN IMMEDIATE")
+            account = resolve(conn, dataset, name, legacy)
+            register(conn, account, dataset)
+            if delta is _KEEP:
+                row = conn.execute("SELECT delta FROM caps WHERE dataset = ?", (account.key,))
+                kept = row.fetchone()
+                delta = None if kept is None else kept["delta"]
+            if epsilon is None and delta is None:
+                conn.execute("DELETE FROM caps WHERE dataset = ?", (account.key,))
+            else:
+                conn.execute(
+                    "INSERT OR REPLACE INTO caps VALUES (?, ?, ?, ?)",
+                    (account.key, epsilon, delta, now()),
+                )
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def charge(
+        self,
+        dataset: str,
+        release_id: str,
+        guarantee: Guarantee,
+        *,
+        label: str,
+        tables: Sequence[str],
+        name: str | None = None,
+        legacy: str | None = None,
+    ) -> Iterator[LedgerEntry]:
+        """Charge a release of the records `dataset` (a fingerprint key) to their account if
+        it fits the caps; committed only if the block exits normally.
+
+        Raises AlreadyChargedError if `release_id` was charged before, BudgetError if the
+        release does not fit, LedgerError if the file cannot be used or stays busy.
+        """
+        check_key(dataset)
+        if not release_id or len(release_id) > 200:
+            raise InternalError("a release_id must be a non-empty token of at most 200 chars")
+        if isinstance(tables, str):
+            raise InternalError("tables must be a sequence of table names, not one string")
+        epsilon, delta = cost(guarantee)
+        with self._connection() as conn:
+            with self._guard():
+                conn.execute("BEGIN IMMEDIATE")  # the write lock, held until COMMIT
+                first = conn.execute(
+                    "SELECT * FROM charges WHERE release_id = ?", (release_id,)
+                ).fetchone()
+                if first is not None:
+                    raise AlreadyChargedError(_entry(first))
+                account = resolve(conn, dataset, name, legacy)
+                problem = shortfall(self._balance(conn, account.key), epsilon, delta)
+                if problem is not None:
+                    raise BudgetError(problem)
+                register(conn, account, dataset)
+                entry = LedgerEntry(
+                    release_id=release_id,
+                    dataset=account.key,
+                    epsilon=epsilon,
+                    delta=delta,
+                    rho=guarantee.rho,
+                    accounting=guarantee.composition,
+                    label=label,
+                    tables=tuple(str(table) for table in tables),
+                    created=now(),
+                )
+                conn.execute(
+                    "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        entry.release_id,
+                        entry.dataset,
+                        entry.epsilon,
+                        entry.delta,
+                        entry.rho,
+                        entry.accounting,
+                        entry.label,
+                        json.dumps(list(entry.tables)),
+                        entry.created,
+                    ),
+                )
+            # An exception (or a kill) here leaves the transaction uncommitted: no charge.
+            yield entry
+            with self._guard():
+                conn.execute("COMMIT")

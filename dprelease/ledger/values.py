@@ -1,0 +1,125 @@
+"""The ledger's values: one charge, a balance, an account, and the cap check (no SQLite here)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from dprelease.accounting.composition import Guarantee, round_down
+from dprelease.errors import BudgetError
+from dprelease.limits import DELTA_LIMIT
+
+DEFAULT_DELTA_CAP = DELTA_LIMIT  # the lifetime δ cap of an account that has not set one
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One charged release (public facts only). `dataset` is the account's key."""
+
+    release_id: str
+    dataset: str
+    epsilon: float
+    delta: float
+    rho: float | None
+    accounting: str
+    label: str
+    tables: tuple[str, ...]
+    created: str  # UTC, ISO 8601
+
+    def to_dict(self) -> dict[str, object]:
+        """The shape `ledger show --json` prints for one release."""
+        return {
+            "id": self.release_id,
+            "created": self.created,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "rho": self.rho,
+            "accounting": self.accounting,
+            "tables": list(self.tables),
+        }
+
+
+@dataclass(frozen=True)
+class Balance:
+    """An account's lifetime spend. `spent_*` are rounded up, `left_*` rounded down.
+
+    `cap_delta` is never None: an account without a δ cap of its own has DEFAULT_DELTA_CAP."""
+
+    cap_epsilon: float | None
+    cap_delta: float
+    spent_epsilon: float
+    spent_delta: float
+    releases: int
+
+    @property
+    def left_epsilon(self) -> float | None:
+        return _left(self.cap_epsilon, self.spent_epsilon)
+
+    @property
+    def left_delta(self) -> float:
+        left = _left(self.cap_delta, self.spent_delta)
+        assert left is not None
+        return left
+
+
+@dataclass(frozen=True)
+class Account:
+    """Where a release of some records is charged: the account's key and name, and a note for
+    the user when the records or the name were seen before under another name (or None)."""
+
+    key: str
+    name: str | None
+    notice: str | None = None
+
+
+def _left(cap: float | None, spent: float) -> float | None:
+    # Never negative: a cap lowered below the spend leaves 0, not a debt.
+    return None if cap is None else round_down(max(Fraction(cap) - Fraction(spent), Fraction(0)))
+
+
+class AlreadyChargedError(BudgetError):
+    """This release_id was charged before; `entry` is that first charge."""
+
+    def __init__(self, entry: LedgerEntry) -> None:
+        self.entry = entry
+        super().__init__(
+            f"This release was already charged (ε = {entry.epsilon!r} at {entry.created}); "
+            "it is never charged twice."
+        )
+
+
+def shortfall(balance: Balance, epsilon: float, delta: float) -> str | None:
+    """Why a release of (ε, δ) does not fit the caps, or None when it fits.
+
+    need ≤ left is tested on the rounded values, which is exact for a float need (left is
+    the largest float ≤ cap − spent), so the check and the shown balance always agree.
+    """
+    left = balance.left_epsilon
+    if left is not None and epsilon > left:
+        # A gap of a few ulps surprises (ten times the float 0.1 exceeds 1): say what fits.
+        lower = f"lower the budget to ε = {left!r}" if epsilon - left < 1e-9 else "lower the budget"
+        return (
+            f"This release needs ε = {epsilon!r} but only ε = {left!r} is left of the lifetime "
+            f"cap {balance.cap_epsilon!r} for this data set; {lower} or raise the cap."
+        )
+    left_delta = balance.left_delta
+    if delta > left_delta:  # a pure release (δ = 0) always fits the δ cap
+        return (
+            f"This release needs δ = {delta!r} but only δ = {left_delta!r} is left of the "
+            f"lifetime δ cap {balance.cap_delta!r} for this data set; lower delta or raise "
+            "the cap."
+        )
+    return None
+
+
+def cost(guarantee: Guarantee) -> tuple[float, float]:
+    """The (ε, δ) a guarantee charges; pure DP charges δ = 0."""
+    epsilon, delta = guarantee.epsilon, guarantee.delta if guarantee.delta is not None else 0.0
+    if epsilon is None or not (math.isfinite(epsilon) and epsilon >= 0):
+        raise BudgetError(f"The ledger needs a finite ε ≥ 0 for the release, got {epsilon!r}.")
+    if not 0 <= delta <= DELTA_LIMIT:
+        raise BudgetError(
+            f"The ledger needs a δ between 0 and {DELTA_LIMIT:g} for the release, got {delta!r}."
+        )
+    return epsilon, delta

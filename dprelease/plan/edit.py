@@ -1,0 +1,320 @@
+"""Edits to a draft plan, kept in the plan file's own mapping (what `parse_plan` reads).
+
+The dashboard keeps the user's plan as this mapping so that a half-finished plan (no tables
+yet, a column without a domain) survives every rerun, and saving and loading are the CLI's
+format. Every function returns a new mapping and never changes its input.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from dprelease.data.columns import dictionary_parts
+from dprelease.errors import PlanError, quote
+from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, default_of
+from dprelease.plan.table_spec import TABLE_NAME, Unit
+
+PlanDict = dict[str, Any]
+_INTEGER = re.compile(r"-?[1-9][0-9]*|0")  # canonical whole numbers only: "01" stays text
+MAX_DOMAIN_FROM_DATA = 10_000
+
+
+def empty_plan(epsilon: float = 1.0) -> PlanDict:
+    """A plan with no columns or tables yet and a sensible default budget."""
+    post = Postprocess().to_dict()
+    post.pop("consistent")  # off by default; the Preview page writes it when switched on
+    return {
+        "version": PLAN_VERSION,
+        "unit": {"kind": default_of(Unit, "kind")},
+        "neighbors": default_of(Plan, "neighbors"),
+        "columns": {},
+        "tables": [],
+        "budget": {
+            "accounting": default_of(Budget, "accounting"),
+            "epsilon": epsilon,
+            "delta": 1e-10,
+        },
+        "postprocess": post,
+    }
+
+
+def _copy(plan: PlanDict) -> PlanDict:
+    out = copy.deepcopy(plan)
+    out.setdefault("columns", {})
+    out.setdefault("tables", [])
+    out.setdefault("budget", {})
+    return out
+
+
+# --- domains --------------------------------------------------------------------------------
+
+
+def domain_value(text: str) -> str | int:
+    """A pasted value: canonical whole numbers become numbers, everything else stays text."""
+    text = text.strip()
+    return int(text) if _INTEGER.fullmatch(text) else text
+
+
+def parse_domain_text(text: str) -> list[str | int]:
+    """Values pasted one per line or separated by commas; blanks dropped, order kept."""
+    parts = re.split(r"[\n,;\t]", text)
+    values = [domain_value(p) for p in parts if p.strip()]
+    if not values:
+        raise PlanError("The domain is empty: paste at least one value (one per line).")
+    return values
+
+
+def parse_codebook(data: bytes) -> tuple[list[str | int], dict[str, str] | None]:
+    """A codebook CSV: the first column holds the values; a column named `parent` (if any)
+    gives each value's parent, for the geography hierarchy."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise PlanError("The codebook is not UTF-8 text; save it as a UTF-8 CSV.") from None
+    rows = [r for r in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in r)]
+    if len(rows) < 2:
+        raise PlanError("The codebook needs a header row and at least one value row.")
+    header = [h.strip().lower() for h in rows[0]]
+    parent_at = header.index("parent") if "parent" in header else None
+    values: list[str | int] = []
+    parents: dict[str, str] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not row[0].strip():
+            raise PlanError(f"Codebook row {number} has no value in its first column.")
+        values.append(domain_value(row[0]))
+        if parent_at is not None:
+            if parent_at >= len(row) or not row[parent_at].strip():
+                raise PlanError(f"Codebook row {number} has no parent value.")
+            parents[row[0].strip()] = row[parent_at].strip()
+    return values, (parents if parent_at is not None else None)
+
+
+def domain_from_data(column: pa.ChunkedArray, name: str) -> list[str | int]:
+    """DISCLOSIVE: the distinct values present in the data, sorted. The caller must record
+    `domain_source: data`, which the release metadata reports."""
+    labels, codes = dictionary_parts(column, name)
+    present = np.unique(codes[codes < len(labels)])  # len(labels) marks a missing value
+    values = sorted({domain_value(labels[i]) for i in present}, key=lambda v: (str(type(v)), v))
+    if not values:
+        raise PlanError(f"Column {quote(name)} has no values to take a domain from.")
+    if len(values) > MAX_DOMAIN_FROM_DATA:
+        raise PlanError(
+            f"Column {quote(name)} has {len(values):,} distinct values (at most "
+            f"{MAX_DOMAIN_FROM_DATA:,}); treat it as numeric with bins, or ignore it."
+        )
+    return values
+
+
+def bins_from_data(values: np.ndarray, name: str, bins: int = 10) -> dict[str, int | float]:
+    """DISCLOSIVE: equal-width bins spanning the data's smallest and largest value."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        raise PlanError(f"Column {quote(name)} has no numbers to take bins from.")
+    low, high = float(np.floor(finite.min())), float(np.ceil(finite.max()))
+    width = max((high - low) / bins, 1.0) if high > low else 1.0
+    stop = low + width * bins if high > low else low + 1
+    return {"start": _number(low), "stop": _number(max(stop, high)), "width": _number(width)}
+
+
+def _number(value: float) -> int | float:
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+def set_categorical(
+    plan: PlanDict,
+    name: str,
+    domain: Sequence[str | int],
+    *,
+    other: str | int | None = None,
+    parent: str | None = None,
+    parent_map: dict[str, str] | None = None,
+    from_data: bool = False,
+) -> PlanDict:
+    out = _copy(plan)
+    column: dict[str, Any] = {"kind": "categorical", "domain": list(domain)}
+    if other not in (None, ""):
+        column["other"] = other
+    if parent:
+        column["parent"] = parent
+        column["parent_map"] = dict(parent_map or {})
+    if from_data:
+        column["domain_source"] = "data"
+    out["columns"][name] = column
+    return out
+
+
+def set_numeric(
+    plan: PlanDict, name: str, bins: list[float] | dict[str, float], *, from_data: bool = False
+) -> PlanDict:
+    """Bins are a list of edges or {start, stop, width}."""
+    out = _copy(plan)
+    column: dict[str, Any] = {"kind": "numeric", "bins": bins}
+    if from_data:
+        column["domain_source"] = "data"
+    out["columns"][name] = column
+    return out
+
+
+def parse_edges(text: str) -> list[int | float]:
+    """Bin edges typed as '0, 18, 65, 120'."""
+    edges: list[int | float] = []
+    for part in re.split(r"[\s,;]+", text.strip()):
+        if not part:
+            continue
+        try:
+            number = float(part)
+        except ValueError:
+            raise PlanError(
+                f"Bin edge {quote(part)} is not a number; type edges like 0, 18, 65."
+            ) from None
+        edges.append(_number(number))
+    if len(edges) < 2:
+        raise PlanError("Give at least two bin edges, e.g. 0, 18, 65, 120.")
+    return edges
+
+
+def ignore_column(plan: PlanDict, name: str) -> PlanDict:
+    """Drop a column from the plan, and the tables that use it."""
+    out = _copy(plan)
+    out["columns"].pop(name, None)
+    out["tables"] = [t for t in out["tables"] if name not in t.get("by", [])]
+    for column in out["columns"].values():
+        if column.get("parent") == name:
+            column.pop("parent", None)
+            column.pop("parent_map", None)
+    return out
+
+
+# --- tables ---------------------------------------------------------------------------------
+
+
+def table_name(by: Sequence[str]) -> str:
+    """The default name of a table: 'total', 'sex' or 'age_by_sex'."""
+    raw = "_by_".join(by) if by else "total"
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", raw)[:100]
+    return name if TABLE_NAME.match(name) else "table"
+
+
+def _unique_name(name: str, taken: Iterable[str]) -> str:
+    used = set(taken)
+    if name not in used:
+        return name
+    for number in itertools.count(2):
+        candidate = f"{name[:95]}_{number}"
+        if candidate not in used:
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def add_table(plan: PlanDict, by: Sequence[str], name: str | None = None) -> PlanDict:
+    """Add a histogram or marginal; a table over the same columns is not added twice."""
+    out = _copy(plan)
+    by = list(by)
+    unknown = [c for c in by if c not in out["columns"]]
+    if unknown:
+        raise PlanError(
+            f"Columns {', '.join(unknown)} have no domain yet; declare them on the Data page."
+        )
+    if len(set(by)) != len(by):
+        raise PlanError("A table may use each column once.")
+    if name is None and any(sorted(t.get("by", [])) == sorted(by) for t in out["tables"]):
+        return out
+    taken = [t.get("name", "") for t in out["tables"]]
+    if name is not None and name in taken:
+        raise PlanError(f"There is already a table called {quote(name)}; pick another name.")
+    out["tables"].append({"name": name or _unique_name(table_name(by), taken), "by": by})
+    return out
+
+
+def add_every_k_way(plan: PlanDict, columns: Sequence[str], k: int) -> PlanDict:
+    """Every k-way table of `columns` (skipping those already in the plan)."""
+    if not 1 <= k <= len(columns):
+        raise PlanError(f"Pick at least {k} columns for every {k}-way table.")
+    out = plan
+    for combo in itertools.combinations(columns, k):
+        out = add_table(out, combo)
+    return out
+
+
+def remove_table(plan: PlanDict, name: str) -> PlanDict:
+    out = _copy(plan)
+    out["tables"] = [t for t in out["tables"] if t.get("name") != name]
+    return out
+
+
+def update_table(plan: PlanDict, name: str, /, **changes: Any) -> PlanDict:
+    """Change a table's fields (`name=` renames it); None removes a field (e.g. a lock)."""
+    out = _copy(plan)
+    taken = [t.get("name") for t in out["tables"] if t.get("name") != name]
+    new_name = changes.get("name")
+    if new_name is not None and new_name in taken:
+        raise PlanError(f"There is already a table called {quote(new_name)}; pick another name.")
+    for table in out["tables"]:
+        if table.get("name") == name:
+            for key, value in changes.items():
+                if value is None:
+                    table.pop(key, None)
+                else:
+                    table[key] = value
+            return out
+    raise PlanError(f"The plan has no table {quote(name)}.")
+
+
+# --- budget and post-processing -------------------------------------------------------------
+
+
+def set_budget(plan: PlanDict, **changes: Any) -> PlanDict:
+    """Change budget fields; None removes one (e.g. rho when ε is given)."""
+    out = _copy(plan)
+    for key, value in changes.items():
+        if value is None:
+            out["budget"].pop(key, None)
+        else:
+            out["budget"][key] = value
+    return out
+
+
+def set_postprocess(plan: PlanDict, **changes: Any) -> PlanDict:
+    out = _copy(plan)
+    post = out.setdefault("postprocess", {})
+    post.update(changes)
+    return out
+
+
+def set_unit(plan: PlanDict, column: str | None, max_rows: int = 1) -> PlanDict:
+    """Rows are the unit (column None), or each value of an id column, capped at max_rows."""
+    out = _copy(plan)
+    out["unit"] = (
+        {"kind": default_of(Unit, "kind")}
+        if column is None
+        else {
+            "kind": "id",
+            "column": column,
+            "max_rows": max_rows,
+        }
+    )
+    return out
+
+
+def check_column(plan: PlanDict, name: str) -> None:
+    """Raise PlanError if column `name` (with its chain of parents) is not a valid declaration."""
+    from dprelease.plan.parse import parse_schema  # parse imports the plan model; keep it lazy
+
+    columns = plan.get("columns", {})
+    if name not in columns:
+        raise PlanError(f"Unknown column {quote(name)}: declare it first.")
+    chain: dict[str, Any] = {}
+    current: str | None = name
+    while current is not None and current in columns and current not in chain:
+        chain[current] = columns[current]
+        current = columns[current].get("parent")
+    parse_schema(chain)

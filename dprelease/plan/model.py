@@ -1,0 +1,210 @@
+"""The release plan as a value: columns, tables, budget settings, post-processing (contract v1).
+
+Reading and writing plan files is `dprelease.plan.parse`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from dprelease.errors import PlanError, quote
+from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
+from dprelease.plan.schema import Schema, is_number
+from dprelease.plan.table_spec import (
+    Neighbors,
+    TableSpec,
+    Unit,
+    check_budget_number,
+    check_delta,
+)
+
+Accounting = Literal["pure", "approx", "advanced", "zcdp"]
+Allocation = Literal["equal", "weighted", "optimal", "targets"]
+ACCOUNTINGS: tuple[Accounting, ...] = ("pure", "approx", "advanced", "zcdp")
+ALLOCATIONS: tuple[Allocation, ...] = ("equal", "weighted", "optimal", "targets")
+PLAN_VERSION = 1
+CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it rounding breaks
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The total budget and how it is composed and split."""
+
+    accounting: Accounting = "zcdp"
+    epsilon: float | None = None
+    delta: float | None = None
+    rho: float | None = None
+    allocation: Allocation = "equal"
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.accounting not in ACCOUNTINGS:
+            raise PlanError(
+                f"budget.accounting must be one of {', '.join(ACCOUNTINGS)}, "
+                f"got {quote(self.accounting)}."
+            )
+        if self.allocation not in ALLOCATIONS:
+            raise PlanError(
+                f"budget.allocation must be one of {', '.join(ALLOCATIONS)}, "
+                f"got {quote(self.allocation)}."
+            )
+        if self.epsilon is not None:
+            check_budget_number(self.epsilon, "budget.epsilon", upper=EPSILON_LIMIT)
+        if self.rho is not None:
+            if self.accounting != "zcdp":
+                raise PlanError("budget.rho is for zcdp accounting only; give epsilon instead.")
+            check_budget_number(self.rho, "budget.rho", upper=RHO_LIMIT)
+        if self.epsilon is None and self.rho is None:
+            raise PlanError("budget needs epsilon (or rho under zcdp): the total to spend.")
+        if self.epsilon is not None and self.rho is not None:
+            raise PlanError("budget gives both epsilon and rho; give one of them.")
+        if self.delta is not None:
+            check_delta(self.delta, "budget.delta")
+        elif self.accounting != "pure":
+            raise PlanError(
+                f"budget.delta is required with {self.accounting} accounting "
+                "(e.g. delta: 1.0e-10); only pure accounting works without it."
+            )
+        if not is_number(self.confidence) or not 0.5 <= self.confidence < 1:
+            raise PlanError(
+                f"budget.confidence must be at least 0.5 and below 1 (e.g. 0.95), "
+                f"got {quote(self.confidence)}."
+            )
+
+
+@dataclass(frozen=True)
+class Postprocess:
+    """Which post-processing steps run on the noisy counts (they cost no privacy)."""
+
+    clamp: tuple[float | None, float | None] = (None, None)
+    nonnegative: bool = True
+    integer: bool = True
+    consistent: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan's `postprocess:` section (also in a release's metadata)."""
+        return {
+            "clamp": list(self.clamp),
+            "nonnegative": self.nonnegative,
+            "integer": self.integer,
+            "consistent": self.consistent,
+        }
+
+    def __post_init__(self) -> None:
+        lower, upper = self.clamp
+        for bound in (lower, upper):
+            if bound is not None and not (is_number(bound) and abs(bound) <= CLAMP_LIMIT):
+                raise PlanError(
+                    "postprocess.clamp bounds must be null or finite numbers within "
+                    f"±{CLAMP_LIMIT:g}, got {quote(bound)}."
+                )
+        if lower is not None and upper is not None and lower > upper:
+            raise PlanError("postprocess.clamp: the lower bound exceeds the upper bound.")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything needed to reproduce a release except the randomness."""
+
+    schema: Schema
+    tables: tuple[TableSpec, ...]
+    budget: Budget
+    unit: Unit = field(default_factory=Unit)
+    neighbors: Neighbors = "add_remove"
+    postprocess: Postprocess = field(default_factory=Postprocess)
+    data: str | None = None
+    dataset: str | None = None  # the ledger account's name (optional)
+    base_dir: Path | None = None  # folder of the plan file, for a relative `data` path
+
+    def __post_init__(self) -> None:
+        problems = check_plan(self)
+        if problems:
+            raise PlanError.from_problems(problems)
+
+    def table(self, name: str) -> TableSpec:
+        for spec in self.tables:
+            if spec.name == name:
+                return spec
+        raise PlanError(f"The plan has no table {quote(name)}.")
+
+    @property
+    def data_path(self) -> Path | None:
+        if self.data is None:
+            return None
+        path = Path(self.data)
+        return path if path.is_absolute() or self.base_dir is None else self.base_dir / path
+
+    @property
+    def used_columns(self) -> tuple[str, ...]:
+        """The plan's columns that some table uses, in plan order."""
+        used = {name for spec in self.tables for name in spec.by}
+        return tuple(name for name in self.schema.names if name in used)
+
+
+def did_you_mean(word: str, choices: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" Did you mean {quote(close[0])}?" if close else ""
+
+
+def check_plan(plan: Plan) -> list[str]:
+    """Problems that involve several parts of a plan at once."""
+    problems: list[str] = []
+    if plan.neighbors not in ("add_remove", "replace"):
+        problems.append(
+            f"neighbors must be 'add_remove' or 'replace', got {quote(plan.neighbors)}."
+        )
+    if not plan.tables:
+        problems.append("The plan has no tables: add at least one under `tables`.")
+    names = [spec.name for spec in plan.tables]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"Table name {quote(name)} is used twice; table names must be unique.")
+    problems.extend(unknown_column_problems(plan.tables, plan.schema.names))
+    for spec in plan.tables:
+        problems.extend(_lock_problems(spec, plan.budget))
+    if plan.unit.kind == "id" and plan.unit.column in plan.used_columns:
+        problems.append(
+            f"The unit id column {quote(plan.unit.column)} cannot also be a table column."
+        )
+    if plan.budget.allocation == "targets" and not any(s.target for s in plan.tables):
+        problems.append(
+            "allocation 'targets' needs at least one table with a target, e.g. target: {moe: 25}."
+        )
+    return problems
+
+
+def unknown_column_problems(tables: tuple[TableSpec, ...], defined: tuple[str, ...]) -> list[str]:
+    """One problem per table column that the plan does not define."""
+    return [
+        f"Table {quote(spec.name)} uses column {quote(name)}, which the plan does not define "
+        f"(defined: {', '.join(defined) or 'none'})." + did_you_mean(name, defined)
+        for spec in tables
+        for name in spec.by
+        if name not in defined
+    ]
+
+
+def _lock_problems(spec: TableSpec, budget: Budget) -> list[str]:
+    where = f"Table {quote(spec.name)}"
+    if spec.rho is not None and budget.accounting != "zcdp":
+        return [f"{where} locks rho, which only zcdp accounting uses; lock epsilon instead."]
+    if spec.delta is not None and budget.accounting != "approx":
+        return [f"{where} locks delta, which only approx accounting splits."]
+    return []
+
+
+def keys_of(value_type: type[Any]) -> tuple[str, ...]:
+    """The keys of a plan section: the fields of the value it is parsed into, in their order
+    (written once, in the dataclass)."""
+    return tuple(f.name for f in dataclasses.fields(value_type))
+
+
+def default_of(value_type: type[Any], key: str) -> Any:
+    """The default of a plan key: the dataclass field's own (written once, in the dataclass)."""
+    default = {f.name: f.default for f in dataclasses.fields(value_type)}[key]
+    if default is dataclasses.MISSING:
+        raise KeyError(f"{value_type.__name__}.{key} has no default")
+    return default

@@ -1,0 +1,363 @@
+"""Plan files: parse a JSON/YAML mapping into a `Plan` and write it back.
+
+`parse_plan` collects every problem (unknown keys with a "did you mean", wrong types, bad
+domains, bad budgets) rather than stopping at the first, so `validate` can print them all.
+`plan_to_dict` is its inverse: `parse_plan(plan_to_dict(p))` gives `p` back.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from dprelease.errors import PlanError, quote
+from dprelease.limits import MAX_CELLS
+from dprelease.plan.fields import (
+    BUDGET_KEYS,
+    POSTPROCESS_KEYS,
+    TOP_KEYS,
+    UNIT_KEYS,
+    Collector,
+    flag,
+    given,
+    number_or_none,
+    parse_clamp,
+    parse_column,
+    parse_table,
+    parse_unit_column,
+)
+from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknown_column_problems
+from dprelease.plan.schema import Column, NumericColumn, Schema
+from dprelease.plan.size import check_plan_size
+from dprelease.plan.table_spec import TableSpec, Unit
+
+
+def _schema(raw: object, bag: Collector) -> Schema | None:
+    """The `columns:` section as a Schema (hierarchies checked), problems into `bag`."""
+    columns: list[Column] = []
+    raw_columns = bag.mapping(raw, "columns")
+    for name, raw_column in (raw_columns or {}).items():
+        column_raw = bag.mapping(raw_column, f"column {quote(name)}")
+        if column_raw is not None:
+            column = parse_column(str(name), column_raw, bag)
+            if column is not None:
+                columns.append(column)
+    return bag.build(lambda: Schema(tuple(columns)))
+
+
+def parse_schema(raw_columns: object, *, max_cells: int = MAX_CELLS) -> Schema:
+    """A plan's `columns:` section alone as a Schema, every problem at once: the columns of a
+    draft are checked before any table uses them. Too many domain values in all are refused
+    first, as `parse_plan` does."""
+    check_plan_size({"columns": raw_columns}, max_cells)
+    bag = Collector()
+    schema = _schema(raw_columns, bag)
+    if bag.problems or schema is None:
+        raise PlanError.from_problems(bag.problems or ["The columns could not be read."])
+    return schema
+
+
+def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MAX_CELLS) -> Plan:
+    """Build a `Plan` from its JSON/YAML mapping, reporting every problem at once.
+
+    A plan with more than `max_cells` cells (or domain values) is refused first, counted from
+    the mapping before any domain is expanded (`dprelease.plan.size`).
+    """
+    bag = Collector()
+    top = bag.mapping(raw, "The plan")
+    if top is None or not top:
+        raise PlanError("The plan is empty or not a mapping; see the plan format in the README.")
+    check_plan_size(top, max_cells)
+    bag.keys(top, TOP_KEYS, "the plan")
+    version = top.get("version", PLAN_VERSION)
+    if isinstance(version, bool) or version != PLAN_VERSION:
+        bag.problems.append(f"Plan version {quote(version)} is not supported (supported: 1).")
+
+    schema = _schema(top.get("columns"), bag)
+
+    raw_tables = top.get("tables", [])
+    tables: list[TableSpec] = []
+    if not isinstance(raw_tables, list):
+        bag.problems.append("tables must be a list, e.g. - {name: by_sex, by: [sex]}.")
+    else:
+        for index, raw_table in enumerate(raw_tables):
+            spec = parse_table(raw_table, index, bag)
+            if spec is not None:
+                tables.append(spec)
+
+    budget_raw = bag.mapping(top.get("budget"), "budget")
+    budget = None
+    if budget_raw is not None:
+        bag.keys(budget_raw, BUDGET_KEYS, "budget")
+        budget = bag.build(
+            lambda: Budget(
+                **given(budget_raw, "accounting", "allocation", "confidence"),
+                epsilon=number_or_none(budget_raw, "epsilon", "budget"),
+                delta=number_or_none(budget_raw, "delta", "budget"),
+                rho=number_or_none(budget_raw, "rho", "budget"),
+            )
+        )
+
+    unit_raw = bag.mapping(top.get("unit"), "unit")
+    unit = None
+    if unit_raw is not None:
+        bag.keys(unit_raw, UNIT_KEYS, "unit")
+        unit = bag.build(
+            lambda: Unit(
+                **given(unit_raw, "kind", "max_rows"),
+                column=parse_unit_column(unit_raw.get("column")),
+            )
+        )
+
+    post_raw = bag.mapping(top.get("postprocess"), "postprocess")
+    postprocess = None
+    if post_raw is not None:
+        bag.keys(post_raw, POSTPROCESS_KEYS, "postprocess")
+        postprocess = bag.build(
+            lambda: Postprocess(
+                clamp=parse_clamp(post_raw.get("clamp")),
+                **{
+                    key: flag(post_raw, key)
+                    for key in ("nonnegative", "integer", "consistent")
+                    if key in post_raw
+                },
+            )
+        )
+    data = top.get("data")
+    if data is not None and not isinstance(data, str):
+        bag.problems.append(f"data must be a file path, got {quote(data)}.")
+    dataset = top.get("dataset")
+    if dataset is not None and not _is_dataset_name(dataset):
+        bag.problems.append(DATASET_NAME_RULE)
+
+    if bag.problems and schema is not None:
+        bag.problems.extend(unknown_column_problems(tuple(tables), schema.names))
+    if bag.problems or schema is None or budget is None or unit is None or postprocess is None:
+        raise PlanError.from_problems(bag.problems or ["The plan could not be read."])
+    return Plan(
+        schema=schema,
+        tables=tuple(tables),
+        budget=budget,
+        unit=unit,
+        **given(top, "neighbors"),
+        postprocess=postprocess,
+        data=data,
+        dataset=dataset,
+        base_dir=base_dir,
+    )
+
+
+DATASET_NAME_RULE = (
+    "dataset must be a name of 1 to 200 printable characters on one line "
+    "(e.g. dataset: census-2020): the ledger account the release is charged to."
+)
+
+
+def _is_dataset_name(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 200
+        and value.isprintable()
+        and bool(value.strip())
+    )
+
+
+# --- serialising ----------------------------------------------------------------------------
+
+
+def _column_to_dict(column: Column) -> dict[str, Any]:
+    if isinstance(column, NumericColumn):
+        out: dict[str, Any] = {"kind": "numeric", "bins": list(column.edges)}
+    else:
+        out = {"kind": "categorical", "domain": list(column.domain)}
+        if column.other is not None:
+            out["other"] = column.other
+        if column.parent is not None:
+            out["parent"] = column.parent
+            out["parent_map"] = dict(column.parent_map or {})
+    if column.domain_source != "plan":
+        out["domain_source"] = column.domain_source
+    return out
+
+
+def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": spec.name, "by": list(spec.by)}
+    if spec.weight != 1:
+        out["weight"] = spec.weight
+    for key in ("epsilon", "rho", "delta"):
+        if getattr(spec, key) is not None:
+            out[key] = getattr(spec, key)
+    if spec.target is not None:
+        key = "moe" if spec.target.moe is not None else "moe_table"
+        out["target"] = {key: getattr(spec.target, key)}
+    return out
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The plan's JSON/YAML mapping; `parse_plan(plan_to_dict(p))` gives `p` back."""
+    budget = plan.budget
+    out: dict[str, Any] = {"version": PLAN_VERSION}
+    if plan.data is not None:
+        out["data"] = plan.data
+    if plan.dataset is not None:
+        out["dataset"] = plan.dataset
+    unit: dict[str, Any] = {"kind": plan.unit.kind}
+    if plan.unit.kind == "id":
+        unit.update(column=plan.unit.column, max_rows=plan.unit.max_rows)
+    out["unit"] = unit
+    out["neighbors"] = plan.neighbors
+    out["columns"] = {c.name: _column_to_dict(c) for c in plan.schema.columns}
+    out["tables"] = [_table_to_dict(spec) for spec in plan.tables]
+    out["budget"] = {
+        key: getattr(budget, key) for key in BUDGET_KEYS if getattr(budget, key) is not None
+    }
+    out["postprocess"] = plan.postprocess.to_dict()
+    return out
+
+
+def dumps_plan(plan: Plan, fmt: Literal["yaml", "json"] = "yaml") -> str:
+    """The plan as YAML or JSON text."""
+    mapping = plan_to_dict(plan)
+    if fmt == "json":
+        return json.dumps(mapping, indent=2, ensure_ascii=False) + "\n"
+    from dprelease.plan.yaml_text import plan_yaml
+
+    return plan_yaml(mapping)
+
+
+def loads_plan(
+    text: str,
+    fmt: Literal["yaml", "json"],
+    base_dir: Path | None = None,
+    *,
+    max_cells: int = MAX_CELLS,
+) -> Plan:
+    """Parse plan text; a syntax error is a `PlanError` with the line it is on.
+
+    YAML aliases (``*name``) are refused: a few hundred bytes of nested aliases expand to
+    billions of values (the "billion laughs"), and a plan never needs them.
+    """
+    import yaml  # here, not at the top: keeps the command line's start-up light
+
+    try:
+        if fmt == "json":
+            raw = json.loads(text, object_pairs_hook=_unique_keys)
+        else:
+            raw = yaml.load(text, Loader=_yaml_loader())  # a SafeLoader, see below
+    except PlanError:
+        raise
+    except json.JSONDecodeError as error:
+        message = f"The plan is not valid JSON: {error.msg} at line {error.lineno}."
+        raise PlanError(message) from None
+    except RecursionError:
+        raise PlanError("The plan is nested too deeply to be a plan.") from None
+    except ValueError:  # e.g. int() of a number with more than 4,300 digits
+        raise PlanError("The plan holds a number too long to read.") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or "syntax error"
+        raise PlanError(f"The plan is not valid YAML: {problem}{line}.") from None
+    return parse_plan(raw, base_dir, max_cells=max_cells)
+
+
+def _duplicate_key(key: object) -> PlanError:
+    # A key given twice would silently keep the last value: e.g. a second, larger epsilon.
+    return PlanError(
+        f"The plan gives the key {quote(key)} twice in one mapping; give each key once."
+    )
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """JSON objects with every key once."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _duplicate_key(key)
+        out[key] = value
+    return out
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """PyYAML's SafeLoader, also reading 1e-10 as a number (YAML 1.1 wants 1.0e-10).
+
+    People write δ as 1e-10; read as text, it would be refused as "not a number".
+    """
+    import yaml
+
+    # libyaml's parser when PyYAML has it: a large plan (a county parent_map) parses about ten
+    # times faster, which matters when many dashboard sessions load plans at once.
+    safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class PlanLoader(safe_loader):  # type: ignore[misc, valid-type]
+        def construct_document(self, node: Any) -> Any:
+            _refuse_aliases(node)  # before a single value is built
+            return super().construct_document(node)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[object] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, str | int | float | bool) and key in seen:
+                    raise _duplicate_key(key)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    exponent = re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
+    PlanLoader.add_implicit_resolver("tag:yaml.org,2002:float", exponent, list("-+0123456789."))
+    return PlanLoader
+
+
+def _refuse_aliases(root: Any) -> None:
+    """Refuse a YAML node graph in which a node is reached twice: that is what an alias is.
+
+    The parser shares the anchored node rather than copying it, so the graph stays as small as
+    the text; walking it once (without recursion, as plans may nest deeply) finds any alias
+    before the constructor would expand it.
+    """
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            raise PlanError(
+                f"The plan repeats the value at line {node.start_mark.line + 1} with a YAML "
+                "alias (*name); plans may not use aliases: write the value out."
+            )
+        seen.add(id(node))
+        if isinstance(node.value, list):  # a sequence's nodes, or a mapping's (key, value) pairs
+            for item in node.value:
+                stack.extend(item if isinstance(item, tuple) else (item,))
+
+
+def plan_format(path: Path) -> Literal["yaml", "json"]:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    raise PlanError(f"Plan file '{path.name}' must end in .yaml, .yml or .json.")
+
+
+def load_plan(path: str | Path, *, max_cells: int = MAX_CELLS) -> Plan:
+    """Read a plan file (format from its extension)."""
+    path = Path(path)
+    fmt = plan_format(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise PlanError(f"Plan file '{path}' does not exist.") from None
+    except IsADirectoryError:
+        raise PlanError(f"Plan path '{path}' is a folder; give a .yaml or .json file.") from None
+    except UnicodeDecodeError:
+        raise PlanError(f"Plan file '{path.name}' is not UTF-8 text.") from None
+    return loads_plan(text, fmt, base_dir=path.parent, max_cells=max_cells)
+
+
+def save_plan(plan: Plan, path: str | Path) -> None:
+    path = Path(path)
+    path.write_text(dumps_plan(plan, plan_format(path)), encoding="utf-8")

@@ -1,0 +1,167 @@
+"""Tables of counts: which columns a table crosses, its cells, and its sensitivity.
+
+A table's cells are the cross product of its columns' domains, in domain order (the last
+column varies fastest), empty cells included; `by: []` is the grand total, one cell.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from dprelease.errors import PlanError, quote
+from dprelease.limits import (
+    DELTA_LIMIT,
+    EPSILON_LIMIT,
+    MAX_ROWS_PER_UNIT,
+    RHO_LIMIT,
+    TARGET_LIMIT,
+    delta_limit_message,
+)
+from dprelease.plan.schema import Schema
+
+Neighbors = Literal["add_remove", "replace"]
+TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+
+
+def check_budget_number(value: float, what: str, upper: float | None = None) -> None:
+    """A budget number must be finite and positive (and at most `upper` when given)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise PlanError(f"{what} must be a number, got {quote(value)}.")
+    if value <= 0 or (
+        isinstance(value, float) and not math.isfinite(value)
+    ):  # a huge int is finite
+        raise PlanError(f"{what} must be a finite number greater than 0, got {quote(value)}.")
+    if upper is not None and value > upper:
+        raise PlanError(
+            f"{what} = {quote(value)} is too large to be meaningful; use a value up to {upper:g}."
+        )
+
+
+def check_delta(value: float, what: str) -> None:
+    """δ must lie in (0, DELTA_LIMIT]: above it the guarantee fails too often to mean anything."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise PlanError(f"{what} must be a number, got {quote(value)}.")
+    if not math.isfinite(value) or not 0 < value <= DELTA_LIMIT:
+        raise PlanError(delta_limit_message(what, value))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The privacy unit: one row (a person), or all rows sharing an id, capped at max_rows."""
+
+    kind: Literal["row", "id"] = "row"
+    column: str | None = None
+    max_rows: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("row", "id"):
+            raise PlanError(f"unit.kind must be 'row' or 'id', got {quote(self.kind)}.")
+        if self.kind == "row" and (self.column is not None or self.max_rows != 1):
+            raise PlanError("unit.kind 'row' takes no column or max_rows; use kind: id.")
+        if self.column is not None and not isinstance(self.column, str):
+            raise PlanError(f"unit.column must be a column name, got {quote(self.column)}.")
+        if self.kind == "id" and not self.column:
+            raise PlanError("unit.kind 'id' needs `column`: the column that identifies a unit.")
+        if isinstance(self.max_rows, bool) or not isinstance(self.max_rows, int):
+            raise PlanError(f"unit.max_rows must be a whole number, got {quote(self.max_rows)}.")
+        if not 1 <= self.max_rows <= MAX_ROWS_PER_UNIT:
+            raise PlanError(f"unit.max_rows must be between 1 and 10000, got {self.max_rows}.")
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """How much one table of counts can change between neighbouring data sets.
+
+    Kept exact: L1 is an integer, L2 is given by its square (2·m² under `replace`).
+    """
+
+    l1: int
+    l2_squared: int
+
+    @property
+    def l2(self) -> float:
+        return math.sqrt(self.l2_squared)
+
+
+def sensitivity(unit: Unit, neighbors: Neighbors) -> Sensitivity:
+    """L1 = L2 = max_rows under add_remove; under replace L1 doubles and L2 grows by √2."""
+    rows = unit.max_rows
+    if neighbors == "add_remove":
+        return Sensitivity(l1=rows, l2_squared=rows * rows)
+    if neighbors == "replace":
+        return Sensitivity(l1=2 * rows, l2_squared=2 * rows * rows)
+    raise PlanError(f"neighbors must be 'add_remove' or 'replace', got {quote(neighbors)}.")
+
+
+@dataclass(frozen=True)
+class Target:
+    """An accuracy target: per-cell margin of error, or for all cells of the table at once."""
+
+    moe: float | None = None
+    moe_table: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.moe is None) == (self.moe_table is None):
+            raise PlanError("A target gives exactly one of `moe` or `moe_table`.")
+        value = self.moe if self.moe is not None else self.moe_table
+        assert value is not None
+        check_budget_number(value, "target margin of error", upper=TARGET_LIMIT)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One released table: a histogram (one column), a marginal (several) or the total (none)."""
+
+    name: str
+    by: tuple[str, ...]
+    weight: float = 1.0
+    epsilon: float | None = None  # locked budget (pure, approx, advanced; zcdp: ρ = ε²/2)
+    rho: float | None = None  # locked budget (zcdp)
+    delta: float | None = None  # locked δ share (approx)
+    target: Target | None = None
+
+    def __post_init__(self) -> None:
+        where = f"Table {quote(self.name)}"
+        if not isinstance(self.name, str) or not TABLE_NAME.match(self.name):
+            raise PlanError(
+                f"Table name {quote(self.name)} is not allowed: use letters, digits, '_', '-' "
+                "or '.' (it becomes a file name), at most 100 characters."
+            )
+        if len(set(self.by)) != len(self.by):
+            raise PlanError(f"{where} names a column twice in `by`.")
+        if (
+            not isinstance(self.weight, int | float)
+            or isinstance(self.weight, bool)
+            or not math.isfinite(self.weight)
+            or self.weight < 0
+        ):
+            raise PlanError(
+                f"{where}: weight must be a finite number ≥ 0, got {quote(self.weight)}."
+            )
+        if self.epsilon is not None:
+            check_budget_number(self.epsilon, f"{where}: epsilon", upper=EPSILON_LIMIT)
+        if self.rho is not None:
+            check_budget_number(self.rho, f"{where}: rho", upper=RHO_LIMIT)
+        if self.epsilon is not None and self.rho is not None:
+            raise PlanError(f"{where}: lock either epsilon or rho, not both.")
+        if self.delta is not None:
+            check_delta(self.delta, f"{where}: delta")
+
+    @property
+    def locked(self) -> bool:
+        return self.epsilon is not None or self.rho is not None
+
+    def shape(self, schema: Schema) -> tuple[int, ...]:
+        return tuple(schema[name].size for name in self.by)
+
+    def cells(self, schema: Schema) -> int:
+        return math.prod(self.shape(schema))
+
+    def cell_labels(self, schema: Schema) -> Iterator[tuple[str, ...]]:
+        """The labels of every cell, in domain order (last column fastest)."""
+        return itertools.product(*(schema[name].labels for name in self.by))

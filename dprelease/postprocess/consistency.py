@@ -1,0 +1,176 @@
+"""Consistency: the weighted least-squares estimate of all tables under their shared sums.
+
+Every released table i measured y_i = x_i + noise with per-cell variance v_i. The consistent
+estimate minimises Σ_i ||x_i − y_i||² / v_i subject to C x = 0, where each row of C says that
+one cell of a shared sub-table (or of a coarser geography level) sums to the same value in two
+tables (`dprelease.postprocess.subtables.Workload.links`). This is the V⁻¹-orthogonal
+projection onto the consistent tables, hence the best linear unbiased estimate under the
+constraints (tables measured with more budget move less).
+
+Solved through the Lagrange multipliers: (C V Cᵀ) λ = C y, x = y − V Cᵀ λ, with V = diag(v).
+C V Cᵀ is sparse and positive semi-definite (singular where constraints repeat each other,
+which is harmless because C y lies in its range), so preconditioned conjugate gradients solve
+it without factorising; x then satisfies C x = 0 to ~1e-10 of the counts' size.
+
+Bounds (non-negativity, clamp) are combined with consistency by an active set: cells that
+fall below their lower bound (above the upper) are fixed at it, which is variance 0 in the
+same solve, and the rest is re-solved, until no free cell leaves its bounds. Fixing never
+breaks a constraint, so the result is exactly consistent and within bounds; it is the WLS
+optimum over the cells left free (a standard, slightly conservative approximation to the
+bounded optimum). All-zero tables are consistent, so a lower bound of 0 is always feasible.
+
+scipy is imported inside the functions: the release path loads it only when consistency runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dprelease.postprocess.subtables import Workload, key_cells
+
+CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
+ACTIVE_SET_ROUNDS = 100
+FEASIBLE_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """C (sparse, entries ±1) over the concatenated cells of all released tables."""
+
+    matrix: Any  # scipy.sparse.csr_matrix
+    offsets: tuple[int, ...]  # start of each table in the concatenated vector
+
+    def split(self, values: np.ndarray) -> list[np.ndarray]:
+        return [values[a:b] for a, b in zip(self.offsets, self.offsets[1:], strict=False)]
+
+
+def build_constraints(workload: Workload) -> Constraints:
+    """One row per cell of every (table, shared key) link: table's sum − representative's sum."""
+    from scipy import sparse
+
+    sizes = [workload.cells(i) for i in range(len(workload.bys))]
+    offsets = tuple(int(v) for v in np.concatenate([[0], np.cumsum(sizes)]))
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    row0 = 0
+    for table, key, rep in workload.links():
+        for member, sign in ((table, 1.0), (rep, -1.0)):
+            target = workload.cell_map(member, key)
+            rows.append(row0 + target)
+            cols.append(offsets[member] + np.arange(target.size))
+            vals.append(np.full(target.size, sign))
+        row0 += key_cells(workload.schema, key)
+    if not rows:
+        matrix = sparse.csr_matrix((0, offsets[-1]))
+    else:
+        matrix = sparse.csr_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(row0, offsets[-1]),
+        )
+        matrix.sum_duplicates()
+        matrix.eliminate_zeros()
+    return Constraints(matrix, offsets)
+
+
+def _solve_multipliers(
+    matrix: Any, variances: np.ndarray, rhs: np.ndarray, guess: Any, atol: float
+) -> Any:
+    """λ with (C V Cᵀ) λ = rhs by Jacobi-preconditioned conjugate gradients.
+
+    The residual rhs − C V Cᵀ λ is C x, the constraint error; it is driven below `atol`, an
+    absolute tolerance on the counts' scale: a relative one would chase the rounding dust of
+    an already consistent input into huge multipliers.
+    """
+    from scipy import sparse
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    schur = (matrix @ sparse.diags(variances) @ matrix.T).tocsr()
+    diagonal = schur.diagonal()
+    inverse = np.where(diagonal > 0, 1.0 / np.where(diagonal > 0, diagonal, 1.0), 0.0)
+    preconditioner = LinearOperator(schur.shape, matvec=lambda r: inverse * r)
+    if float(np.linalg.norm(rhs)) <= atol:
+        return np.zeros(schur.shape[0])
+    with np.errstate(all="ignore"):  # infeasible fixed bounds break down to NaN: caught later
+        solution, _ = cg(
+            schur, rhs, x0=guess, rtol=0.0, atol=atol, M=preconditioner, maxiter=20 * rhs.size
+        )
+    return solution
+
+
+def weighted_projection(
+    constraints: Constraints,
+    measured: np.ndarray,
+    variances: np.ndarray,
+    guess: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """argmin Σ (x − y)²/v subject to C x = 0 (cells with v = 0 stay as measured).
+
+    Returns the estimate and the multipliers (a warm start for the next solve).
+    """
+    matrix = constraints.matrix
+    if matrix.shape[0] == 0:
+        return measured.copy(), np.zeros(0)
+    residual = matrix @ measured
+    atol = CG_TOL * max(1.0, float(np.abs(measured).max(initial=0.0)))
+    multipliers = _solve_multipliers(matrix, variances, residual, guess, atol)
+    estimate = measured - variances * (matrix.T @ multipliers)
+    return estimate, multipliers
+
+
+def is_consistent(constraints: Constraints, values: np.ndarray, tol: float = 1e-7) -> bool:
+    """C x = 0 up to `tol` relative to the size of the counts."""
+    if constraints.matrix.shape[0] == 0:
+        return True
+    scale = max(1.0, float(np.abs(values).max(initial=0.0)))
+    return bool(np.abs(constraints.matrix @ values).max(initial=0.0) <= tol * scale)
+
+
+def bounded_projection(
+    constraints: Constraints,
+    measured: np.ndarray,
+    variances: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+) -> np.ndarray | None:
+    """Consistent estimate within [lower, upper] by the active set; None when infeasible.
+
+    Starts from the unbounded projection; each round fixes every free cell outside its bounds
+    at the bound it crossed and re-solves the rest. The set of fixed cells only grows, so it
+    ends after at most as many rounds as cells (in practice a handful).
+    """
+    fixed_values = measured.copy()
+    free_variances = variances.copy()
+    estimate, multipliers = weighted_projection(constraints, measured, variances)
+    tol = 1e-9 * max(1.0, float(np.abs(measured).max(initial=0.0)))
+    for _ in range(ACTIVE_SET_ROUNDS):
+        free = free_variances > 0
+        below = free & (estimate < lower - tol)
+        above = free & (estimate > upper + tol)
+        if not (below.any() or above.any()):
+            # KKT: a fixed cell whose unconstrained value given λ lies inside its bounds
+            # wants to move off the bound; free it and solve again
+            wanted = measured - variances * (constraints.matrix.T @ multipliers)
+            fixed = (free_variances == 0) & (variances > 0)
+            release = fixed & (wanted > lower + tol) & (wanted < upper - tol)
+            if not release.any():
+                break
+            fixed_values[release] = measured[release]
+            free_variances[release] = variances[release]
+        else:
+            fixed_values[below] = lower[below]
+            fixed_values[above] = upper[above]
+            free_variances[below | above] = 0.0
+        estimate, multipliers = weighted_projection(
+            constraints, fixed_values, free_variances, multipliers
+        )
+    else:  # many rounds: fix all remaining offenders at once (still consistent if feasible)
+        estimate = np.clip(estimate, lower, upper)
+    if not is_consistent(constraints, estimate, FEASIBLE_TOL):
+        return None
+    # bounds hold exactly for fixed cells; snap float dust on free ones
+    result: np.ndarray = np.clip(estimate, lower, upper)
+    return result

@@ -1,0 +1,186 @@
+"""Post-processing of noisy counts: it reads only the noisy measurements, so it costs no privacy.
+
+The steps run in this fixed order (`STEP_ORDER`), each switched on or off in the plan's
+`postprocess`:
+
+1. ``consistent`` — weighted least squares over all tables, weights 1/noise variance, under
+   the constraints that every sub-table two tables share agrees (age×sex summed over age is
+   the sex table; all totals are equal) and that every table measured at two geography levels
+   adds up (county×sex summed over the counties of a state is that state's state×sex row).
+   The best linear unbiased estimate under the constraints (`dprelease.postprocess.consistency`).
+2. ``clamp`` — every count within the plan's [lower, upper];
+3. ``nonnegative`` — no count below 0;
+4. ``integer`` — whole numbers.
+
+Without ``consistent``, steps 2–4 work cell by cell (clip, clip, round half to even). With it,
+they keep the constraints exactly: the bounds of steps 2 and 3 are solved together with the
+least squares (active set: cells that leave their bounds are fixed at them and the rest is
+re-solved, until the KKT conditions hold), and step 4 is controlled rounding
+(`dprelease.postprocess.rounding`), so the released integers still agree table with table
+and level with level. A lower bound of 0 can always be met with consistency (all-zero tables are
+consistent); other clamp bounds may not be (a cell and its sub-total cannot both equal an
+upper bound), in which case the tables are released consistent and non-negative without
+that clamp, and ``clamp`` is reported as skipped.
+
+Every step is idempotent: applying the pipeline to its own output changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dprelease.accounting.allocation import Allocation
+from dprelease.errors import InternalError
+from dprelease.plan.model import Plan, Postprocess
+from dprelease.postprocess.consistency import (
+    Constraints,
+    bounded_projection,
+    build_constraints,
+    weighted_projection,
+)
+from dprelease.postprocess.rounding import RoundingMethod, controlled_round
+from dprelease.postprocess.subtables import Workload
+
+STEP_ORDER = ("consistent", "clamp", "nonnegative", "integer")
+
+
+@dataclass(frozen=True)
+class PostprocessResult:
+    """Released counts per table, the steps that ran, and the ones that could not."""
+
+    released_counts: dict[str, np.ndarray]
+    steps_applied: tuple[str, ...]
+    steps_skipped: tuple[str, ...]
+    rounding: str | None = None  # "milp" or "sequential" when controlled rounding ran
+
+
+def clamp(values: np.ndarray, lower: float | None, upper: float | None) -> np.ndarray:
+    """Bound values to [lower, upper]; None leaves that side open."""
+    return np.clip(values, lower, upper) if (lower is not None or upper is not None) else values
+
+
+def round_to_integers(values: np.ndarray) -> np.ndarray:
+    """Nearest whole number (halves to even), as int64."""
+    rounded: np.ndarray = np.rint(values).astype(np.int64)
+    return rounded
+
+
+def _cellwise(
+    noisy: dict[str, np.ndarray], settings: Postprocess
+) -> tuple[dict[str, np.ndarray], list[str]]:
+    applied: list[str] = []
+    released = {name: counts.astype(np.float64) for name, counts in noisy.items()}
+    lower, upper = settings.clamp
+    if lower is not None or upper is not None:
+        released = {name: clamp(v, lower, upper) for name, v in released.items()}
+        applied.append("clamp")
+    if settings.nonnegative:
+        released = {name: clamp(v, 0.0, None) for name, v in released.items()}
+        applied.append("nonnegative")
+    if settings.integer:
+        released = {name: round_to_integers(v) for name, v in released.items()}
+        applied.append("integer")
+    return released, applied
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The released tables as one vector, with their constraints, variances and bounds."""
+
+    names: tuple[str, ...]
+    workload: Workload
+    constraints: Constraints
+    measured: np.ndarray
+    variances: np.ndarray
+
+    def split(self, values: np.ndarray) -> dict[str, np.ndarray]:
+        sizes = [self.workload.cells(i) for i in range(len(self.names))]
+        parts = np.split(values, np.cumsum(sizes)[:-1])
+        return dict(zip(self.names, parts, strict=True))
+
+
+def make_problem(plan: Plan, allocation: Allocation, noisy: dict[str, np.ndarray]) -> Problem:
+    specs = plan.tables
+    for spec in specs:
+        counts = noisy.get(spec.name)
+        if counts is None or counts.shape != (spec.cells(plan.schema),):
+            raise InternalError(f"noisy counts of table '{spec.name}' do not match the plan")
+    variances = [
+        np.full(spec.cells(plan.schema), allocation.table(spec.name).noise.variance)
+        for spec in specs
+    ]
+    workload = Workload(plan.schema, tuple(spec.by for spec in specs))
+    return Problem(
+        names=tuple(spec.name for spec in specs),
+        workload=workload,
+        constraints=build_constraints(workload),
+        measured=np.concatenate([noisy[s.name].astype(np.float64) for s in specs]),
+        variances=np.concatenate(variances),
+    )
+
+
+def consistent_pipeline(
+    problem: Problem, settings: Postprocess, rounding: RoundingMethod = "auto"
+) -> PostprocessResult:
+    """The four steps with ``consistent`` on: every step keeps the constraints exactly."""
+    constraints = problem.constraints
+    applied = ["consistent"]
+    skipped: list[str] = []
+    lower_value, upper_value = settings.clamp
+    lower_bound = -math.inf if lower_value is None else float(lower_value)
+    upper_bound = math.inf if upper_value is None else float(upper_value)
+    wants_clamp = lower_value is not None or upper_value is not None
+    if settings.nonnegative:
+        lower_bound = max(lower_bound, 0.0)
+    size = problem.measured.size
+    lower = np.full(size, lower_bound)
+    upper = np.full(size, upper_bound)
+    if wants_clamp or settings.nonnegative:
+        estimate = bounded_projection(
+            constraints, problem.measured, problem.variances, lower, upper
+        )
+        if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
+            skipped.append("clamp")
+            wants_clamp = False
+            lower = np.full(size, 0.0 if settings.nonnegative else -math.inf)
+            upper = np.full(size, math.inf)
+            estimate = bounded_projection(
+                constraints, problem.measured, problem.variances, lower, upper
+            )
+            if estimate is None:
+                raise InternalError("non-negative consistent tables always exist")
+        applied += ["clamp"] if wants_clamp else []
+        applied += ["nonnegative"] if settings.nonnegative else []
+    else:
+        estimate, _ = weighted_projection(constraints, problem.measured, problem.variances)
+    method = None
+    if settings.integer:
+        weights = 1.0 / problem.variances
+        estimate, method = controlled_round(
+            problem.workload, constraints, estimate, weights, lower, upper, rounding
+        )
+        applied.append("integer")
+    return PostprocessResult(problem.split(estimate), tuple(applied), tuple(skipped), method)
+
+
+def postprocess(
+    plan: Plan,
+    allocation: Allocation,
+    noisy_counts: dict[str, np.ndarray],
+    settings: Postprocess | None = None,
+    *,
+    rounding: RoundingMethod = "auto",
+) -> PostprocessResult:
+    """Apply the steps switched on in `settings` (default: the plan's), in `STEP_ORDER`.
+
+    `noisy_counts` holds every table of the plan; the noise variances come from `allocation`.
+    """
+    settings = settings or plan.postprocess
+    if settings.consistent:
+        problem = make_problem(plan, allocation, noisy_counts)
+        return consistent_pipeline(problem, settings, rounding)
+    released, applied = _cellwise(noisy_counts, settings)
+    return PostprocessResult(released, tuple(applied), ())

@@ -1,0 +1,231 @@
+"""Export a `Release` as files: metadata.json, tables/, measurements/, report.html.
+
+`release_files` builds the bytes (no file-system policy); `write_release` puts them in a new
+directory or zip, atomically, and refuses to overwrite. Only a `Release` drawn with the
+secure sampler can be exported: a `Preview` is refused. Nothing written here holds a true
+count, the true number of rows or a seed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import shutil
+import tempfile
+import zipfile
+from importlib import metadata as package_metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dprelease import __version__
+from dprelease.errors import InternalError, ReleaseError
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn
+from dprelease.postprocess.pipeline import STEP_ORDER
+from dprelease.release.draw import NoisyTable, Release
+from dprelease.release.report import report_html
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text: str) -> str:
+    """Text that a spreadsheet will not run as a formula: a leading ' where needed."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, np.integer | int):
+        return str(int(value))
+    return f"{float(value):.10g}"
+
+
+def _table_csv(plan: Plan, table: NoisyTable, values: np.ndarray, with_std: bool) -> bytes:
+    spec = table.budget.spec
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    header = [csv_safe(name) for name in spec.by] + ["count"]
+    writer.writerow([*header, "noise_std"] if with_std else header)
+    std = _number(table.budget.noise.std)
+    for labels, value in zip(spec.cell_labels(plan.schema), values.tolist(), strict=True):
+        row = [csv_safe(label) for label in labels] + [_number(value)]
+        writer.writerow([*row, std] if with_std else row)
+    return buffer.getvalue().encode("utf-8")
+
+
+def _software() -> dict[str, str]:
+    versions = {"dprelease": __version__, "python": platform.python_version()}
+    for name in ("opendp", "numpy", "pyarrow"):
+        try:
+            versions[name] = package_metadata.version(name)
+        except package_metadata.PackageNotFoundError:
+            versions[name] = "unknown"
+    return versions
+
+
+def release_metadata(release: Release) -> dict[str, Any]:
+    """Everything `plan --json` prints, plus post-processing, files, time and versions."""
+    plan = release.plan
+    meta = release.allocation.to_dict()
+    for entry in meta["tables"]:
+        entry["file"] = f"tables/{entry['name']}.csv"
+        entry["measurement_file"] = f"measurements/{entry['name']}.csv"
+        accuracy = release.accuracy.get(entry["name"])
+        if accuracy is not None:
+            entry["accuracy"] = accuracy.to_dict()
+    meta["postprocess"] = {
+        **plan.postprocess.to_dict(),
+        "step_order": list(STEP_ORDER),
+        "steps_applied": list(release.steps_applied),
+        "steps_skipped": list(release.steps_skipped),
+    }
+    meta["unit"] = {"kind": plan.unit.kind, "max_rows": plan.unit.max_rows}
+    if plan.unit.column is not None:
+        meta["unit"]["column"] = plan.unit.column
+    meta["neighbors"] = plan.neighbors
+    meta["columns"] = {
+        column.name: {
+            "kind": column.kind,
+            "labels": list(column.labels),
+            "domain_source": column.domain_source,
+            **(
+                {"parent": column.parent}
+                if isinstance(column, CategoricalColumn) and column.parent
+                else {}
+            ),
+        }
+        for column in plan.schema.columns
+        if column.name in plan.used_columns
+    }
+    meta["noise"] = "OpenDP secure samplers: cryptographically secure, exact, not reproducible"
+    meta["created"] = release.created
+    meta["software"] = _software()
+    meta["format"] = "dprelease release v1"
+    return meta
+
+
+def release_files(release: Release) -> dict[str, bytes]:
+    """The release as {relative path: bytes}."""
+    if not isinstance(release, Release):
+        raise InternalError("only a Release drawn with the secure sampler can be exported")
+    files = {
+        "metadata.json": (
+            json.dumps(release_metadata(release), indent=2, ensure_ascii=False) + "\n"
+        ).encode("utf-8")
+    }
+    for table in release.tables:
+        files[f"tables/{table.name}.csv"] = _table_csv(
+            release.plan, table, table.released_counts, with_std=False
+        )
+        files[f"measurements/{table.name}.csv"] = _table_csv(
+            release.plan, table, table.noisy_counts, with_std=True
+        )
+    files["report.html"] = report_html(release).encode("utf-8")
+    return files
+
+
+def files_zip(files: dict[str, bytes]) -> bytes:
+    """Release files as the bytes of a zip file."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def release_zip(release: Release) -> bytes:
+    """The release as the bytes of a zip file (for a download button)."""
+    return files_zip(release_files(release))
+
+
+def check_output_path(out: str | Path) -> Path:
+    """A new path in an existing folder (a release, or any file we write): never overwrite."""
+    out = Path(out)
+    if out.exists():
+        raise ReleaseError(
+            f"'{out}' already exists; choose a new path (nothing is ever overwritten)."
+        )
+    if not out.parent.is_dir():
+        raise ReleaseError(f"The folder '{out.parent}' does not exist; create it first.")
+    return out
+
+
+STAGING_PREFIX = ".dprelease-staging-"
+
+
+def _staging(folder: Path) -> Path:
+    """A new staging folder, 0700 (mkdtemp), named after this process so that the next run
+    can tell whether its writer is gone."""
+    return Path(tempfile.mkdtemp(dir=folder, prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def clean_stale_staging(folder: str | Path) -> list[Path]:
+    """Remove staging folders that a killed release left in `folder` (their process is gone,
+    and they are ours); returns what was removed."""
+    removed = []
+    for entry in Path(folder).glob(f"{STAGING_PREFIX}*"):
+        pid_text = entry.name[len(STAGING_PREFIX) :].split("-", 1)[0]
+        try:
+            owned = entry.lstat().st_uid == os.getuid() and entry.is_dir()
+        except OSError:
+            continue
+        if owned and pid_text.isdigit() and not _alive(int(pid_text)):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def write_files(files: dict[str, bytes], out: str | Path) -> Path:
+    """Write release files to a new directory, or a zip when `out` ends in .zip; never
+    overwrite. Everything is written inside a 0700 staging folder next to `out` and then
+    renamed into place, so a failure (or a kill) leaves no partial release at `out`, and what
+    a killed process leaves is unreadable to others and removed by the next run."""
+    out = check_output_path(out)
+    clean_stale_staging(out.parent)
+    staging: Path | None = None
+    try:
+        staging = _staging(out.parent)
+        if out.suffix.lower() == ".zip":
+            staged = staging / "release.zip"
+            staged.write_bytes(files_zip(files))
+            os.link(staged, out)  # fails if `out` appeared meanwhile: never overwrite
+            return out
+        inner = staging / "release"
+        for name, content in files.items():
+            target = inner / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+        os.mkdir(out)  # claims the name atomically; fails if it appeared meanwhile
+        for entry in inner.iterdir():
+            entry.rename(out / entry.name)
+        return out
+    except FileExistsError:
+        raise ReleaseError(
+            f"'{out}' already exists; choose a new path (nothing is ever overwritten)."
+        ) from None
+    except OSError as error:
+        raise ReleaseError(
+            f"Cannot write the release to '{out}': {error.strerror or error}; choose another path."
+        ) from None
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_release(release: Release, out: str | Path) -> Path:
+    """Write to a new directory, or a zip when `out` ends in .zip; never overwrite."""
+    return write_files(release_files(release), out)

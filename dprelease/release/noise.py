@@ -1,0 +1,65 @@
+"""Drawing noise: OpenDP's exact, secure samplers for a release; numpy for previews only.
+
+`secure_noisy_counts` is the only sampler a release may use: OpenDP draws from a
+cryptographically secure source with exact (integer or arbitrary-precision) arithmetic, so
+the noise has no floating-point leaks and cannot be reproduced. Before it draws, the
+measurement's own privacy map is checked against ours, so a wrong scale cannot slip through.
+
+`preview_noise` is numpy's fast pseudo-random sampler with a seedable generator: fine for a
+data holder's preview, never for anything that leaves the tool (the release code never calls
+it, and the preview type cannot be exported).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from dprelease.accounting.mechanisms import Noise
+from dprelease.errors import InternalError
+from dprelease.plan.table_spec import Sensitivity
+
+
+@functools.cache
+def opendp_prelude() -> Any:
+    """OpenDP, imported on first use (it is only needed when a release is drawn)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp
+
+
+def warm_up() -> None:
+    """Import OpenDP now (e.g. in a thread while the data are read): saves start-up time."""
+    opendp_prelude()
+
+
+def _check_privacy_map(measurement: Any, noise: Noise, sens: Sensitivity) -> None:
+    """OpenDP's privacy map must agree with ours (ε = Δ₁/b, or ρ = Δ₂²/2σ²)."""
+    check = noise.kind.opendp_map_check(noise.scale, sens)
+    if check is None:  # OpenDP's integer L2 distance needs a whole number
+        return
+    d_in, expected = check
+    mapped = float(measurement.map(d_in))
+    if mapped > expected * (1 + 1e-9):
+        raise InternalError(f"OpenDP's privacy map gives {mapped!r}, we accounted {expected!r}")
+
+
+def secure_noisy_counts(
+    true_counts: np.ndarray, noise: Noise, l1: int, l2_squared: int
+) -> np.ndarray:
+    """Counts plus fresh noise from OpenDP's secure sampler (int64, or float64 for Gaussian)."""
+    measurement = noise.kind.measurement(opendp_prelude(), noise.scale)
+    _check_privacy_map(measurement, noise, Sensitivity(l1=l1, l2_squared=l2_squared))
+    if noise.kind.integer:
+        noisy = measurement(true_counts.astype(np.int64).tolist())
+        return np.asarray(noisy, dtype=np.int64)
+    noisy = measurement(true_counts.astype(np.float64).tolist())
+    return np.asarray(noisy, dtype=np.float64)
+
+
+def preview_noise(noise: Noise, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Fast pseudo-random noise for a PREVIEW only: never used for a release."""
+    return noise.kind.preview(rng, noise.scale, size)

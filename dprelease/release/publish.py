@@ -1,0 +1,102 @@
+"""One release, charged to the ledger once: the one flow for the CLI and the dashboard.
+
+Order (issue 11): inside `Ledger.charge` the true counts are made, the noise is drawn from the
+secure samplers and every release file is built *in memory*; the charge commits; only then does
+anything reach the disk (`write_files`) or the user (the dashboard's zip). So no release file
+can be read before its charge is committed: a failure or a kill before the commit charges
+nothing and leaves nothing, and a crash after it leaves the release charged but not delivered,
+the safe direction. What a killed writer leaves in its staging folder is 0700 and removed by the
+next run (`dprelease.release.export.clean_stale_staging`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dprelease.accounting.allocation import Allocation
+from dprelease.data.count import TrueCounts
+from dprelease.errors import ReleaseError
+from dprelease.ledger.store import Ledger, LedgerEntry
+from dprelease.plan.model import Plan
+from dprelease.release.draw import Release, draw_release
+from dprelease.release.export import files_zip, release_files, write_files
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class Account:
+    """Where a release is charged: the ledger, the records' fingerprint key, the plan's
+    `dataset:` name and the file's SHA-256 (finds an account of a format-1 ledger)."""
+
+    ledger: Ledger
+    records: str
+    name: str | None = None
+    legacy: str | None = None
+
+
+@dataclass(frozen=True)
+class Published:
+    entry: LedgerEntry
+    release: Release
+    files: dict[str, bytes] = field(repr=False)
+
+    @property
+    def zip_bytes(self) -> bytes:
+        return files_zip(self.files)
+
+    @property
+    def report_html(self) -> str:
+        """The report as packaged (not rendered a second time)."""
+        return self.files["report.html"].decode("utf-8")
+
+
+def _quiet(fraction: float, message: str) -> None:
+    del fraction, message
+
+
+def charged_release(
+    plan: Plan,
+    allocation: Allocation,
+    true_counts: TrueCounts,
+    account: Account,
+    *,
+    release_id: str,
+    label: str,
+    progress: Progress = _quiet,
+) -> Published:
+    """Draw and build the release inside the ledger's charge; return after the commit.
+
+    The true counts may be made before (the CLI's engines count in one pass with the ledger's
+    fingerprint): counting spends nothing; the noise is drawn only inside the charge.
+
+    Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
+    tables = [t.name for t in allocation.tables]
+    with account.ledger.charge(
+        account.records,
+        release_id,
+        allocation.total,
+        label=label,
+        tables=tables,
+        name=account.name,
+        legacy=account.legacy,
+    ) as entry:
+        progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
+        release = draw_release(plan, true_counts, allocation)
+        progress(0.85, "Building tables, metadata and report (in memory)…")
+        files = release_files(release)
+    progress(1.0, "Done: charged to the ledger once.")
+    return Published(entry, release, files)
+
+
+def deliver(published: Published, out: str | Path) -> Path:
+    """Write a charged release to `out`; a failure now leaves it charged, not delivered."""
+    try:
+        return write_files(published.files, out)
+    except ReleaseError as error:
+        raise ReleaseError(
+            f"The release was charged to the ledger (id {published.entry.release_id}) but not "
+            f"delivered: {error}"
+        ) from None

@@ -1,0 +1,146 @@
+"""The human-readable release report: one self-contained HTML page (no scripts, no links out).
+
+Budget table, mechanism and accuracy per table, the post-processing steps, and a plain note on
+what the guarantee means and what it does not cover. Every text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from dprelease.risk.epsilon_meaning import epsilon_risk_html
+
+if TYPE_CHECKING:
+    from dprelease.release.draw import Release
+
+ACCOUNTING_NAMES = {
+    "pure": "pure ε-DP, basic composition",
+    "approx": "(ε, δ)-DP, basic composition",
+    "advanced": "ε-DP mechanisms, advanced composition (or basic where tighter)",
+    "zcdp": "zero-concentrated DP (ρ), converted to (ε, δ) once",
+}
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; color: #222; }
+table { border-collapse: collapse; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: .3rem .6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f3f3f3; }
+.note { background: #f7f7ff; border-left: 4px solid #88a; padding: .5rem 1rem; }
+"""
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "—" if value is None else f"{value:.{digits}g}"
+
+
+def _total_line(release: Release) -> str:
+    total = release.allocation.total
+    parts = []
+    if total.epsilon is not None:
+        parts.append(f"ε = {_fmt(total.epsilon, 6)}")
+    if total.delta is not None:
+        parts.append(f"δ = {_fmt(total.delta, 3)}")
+    if total.rho is not None:
+        parts.append(f"ρ = {_fmt(total.rho, 6)}")
+    return ", ".join(parts)
+
+
+def _budget_rows(release: Release) -> str:
+    rows = []
+    for table in release.allocation.tables:
+        rows.append(
+            "<tr>"
+            f"<td>{escape(table.name)}</td>"
+            f"<td>{escape(' × '.join(table.spec.by) or '(total)')}</td>"
+            f"<td>{table.cells}</td>"
+            f"<td>{escape(table.noise.kind.label)}</td>"
+            f"<td>{_fmt(table.epsilon)}</td><td>{_fmt(table.delta, 3)}</td>"
+            f"<td>{_fmt(table.rho)}</td>"
+            f"<td>{_fmt(table.noise.scale)}</td><td>{_fmt(table.noise.std)}</td>"
+            f"<td>{_fmt(table.moe)}</td><td>{_fmt(table.moe_table)}</td>"
+            "</tr>"
+        )
+    return "\n".join(rows)
+
+
+def _accuracy_section(release: Release) -> str:
+    if not release.accuracy:
+        return ""
+    rows = []
+    for name, acc in release.accuracy.items():
+        rows.append(
+            f"<tr><td>{escape(name)}</td><td>{_fmt(acc.rmse_raw)}</td>"
+            f"<td>{_fmt(acc.rmse_postprocessed)}</td><td>{_fmt(acc.bias_raw, 2)}</td>"
+            f"<td>{_fmt(acc.bias_postprocessed, 2)}</td><td>{acc.simulations}</td></tr>"
+        )
+    return f"""<h2>Accuracy after post-processing</h2>
+<p>Estimated by simulation from the released measurements only: fresh noise with each table's
+known distribution is added to a consistent, non-negative estimate built from the measurements,
+the same post-processing is run, and the errors per cell are averaged. RMSE is the typical
+error of one cell; bias is the mean error (positive: counts too high on average).
+Consistency lowers the error by pooling tables; non-negativity raises small cells a little.</p>
+<table><thead><tr><th>table</th><th>RMSE raw</th><th>RMSE post-processed</th><th>bias raw</th>
+<th>bias post-processed</th><th>simulations</th></tr></thead><tbody>
+{chr(10).join(rows)}
+</tbody></table>"""
+
+
+def report_html(release: Release) -> str:
+    """The report page for a release."""
+    allocation = release.allocation
+    confidence = f"{allocation.confidence:.0%}"
+    steps = ", ".join(release.steps_applied) or "none"
+    skipped = (
+        "<p>Requested but not applied: "
+        f"{escape(', '.join(release.steps_skipped))}"
+        " (its bounds cannot hold in every cell of consistent tables; the tables were released"
+        " consistent and non-negative without it).</p>"
+        if release.steps_skipped
+        else ""
+    )
+    unit = release.plan.unit
+    unit_text = (
+        "one row (one person)"
+        if unit.kind == "row"
+        else f"all rows with the same {escape(unit.column or '')}, at most {unit.max_rows}"
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Differentially private release</title>
+<style>{STYLE}</style></head><body>
+<h1>Differentially private release</h1>
+<p>Created {escape(release.created)} with dprelease. Noise drawn once with OpenDP's
+cryptographically secure samplers.</p>
+<h2>Privacy guarantee</h2>
+<p><strong>{escape(_total_line(release))}</strong> for the whole release, under
+{escape(ACCOUNTING_NAMES[allocation.accounting])}; allocation: {escape(allocation.allocation)}.
+Privacy unit: {unit_text}; neighbouring data sets differ by
+{"adding or removing" if release.plan.neighbors == "add_remove" else "replacing"} one unit.</p>
+<div class="note">
+<p><strong>What this means.</strong> Whatever anyone sees in these tables would have been almost
+as likely had any one person's records been left out (or changed): the probability of any
+outcome changes by a factor of at most e<sup>ε</sup>{" (plus δ)" if allocation.total.delta else ""}.
+This holds against any attacker, whatever else they know, and it survives any further analysis
+of the tables.</p>
+{epsilon_risk_html(allocation.total.epsilon, allocation.total.delta)}
+<p><strong>What it does not cover.</strong> It protects individuals, not groups: facts about
+large groups (a county's population, a share of renters) are meant to be learnt. It covers only
+these tables: other releases from the same data spend more budget and weaken the combined
+guarantee. It assumes the domains and the plan were chosen without looking at the data, and it
+says nothing about the quality of the data themselves.</p>
+</div>
+<h2>Tables, budget and accuracy</h2>
+<p>Margins of error hold with {confidence} confidence: "per cell" for any one cell, "whole table"
+for all cells of the table at once. They describe the noise in the raw measurements.</p>
+<table><thead><tr><th>table</th><th>by</th><th>cells</th><th>mechanism</th><th>ε</th><th>δ</th>
+<th>ρ</th><th>noise scale</th><th>noise std</th><th>MoE per cell</th><th>MoE whole table</th>
+</tr></thead><tbody>
+{_budget_rows(release)}
+</tbody></table>
+<h2>Post-processing</h2>
+<p>Steps applied, in order: {escape(steps)}. Post-processing reads only the noisy
+measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
+{skipped}
+{_accuracy_section(release)}
+</body></html>
+"""

@@ -1,0 +1,105 @@
+"""Helpers for the browser tests: a real `streamlit run app.py` server and Debian's Chromium
+driven by Playwright (Playwright's own browser download does not work on our machines)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def file_input(key: str) -> str:
+    """The CSS selector of the file input of the uploader with this widget key. Never pick an
+    uploader by position: while a page is still rendering, the first one found can be another."""
+    return f'.st-key-{key} [data-testid="stFileUploaderDropzoneInput"]'
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def streamlit_server(
+    ledger: Path, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None
+) -> Iterator[str]:
+    """Serve the dashboard on a free local port until the block ends; yields its URL.
+
+    `on_start`, if given, receives the server process (e.g. to read its memory use)."""
+    port = _free_port()
+    env = {**os.environ, "DPRELEASE_LEDGER": str(ledger)}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,  # never read: a full pipe would block the server
+    )
+    if on_start is not None:
+        on_start(process)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Streamlit server did not start")
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until Streamlit has finished the current run (its status widget is gone)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )
+    page.wait_for_timeout(200)

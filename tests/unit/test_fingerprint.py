@@ -1,0 +1,92 @@
+"""The ledger key of a data set: a fingerprint of its parsed records (issue 11, Medium 5)."""
+
+import io
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dprelease.data.fingerprint import RecordFingerprint, fingerprint_table, normalise_text
+from dprelease.data.read import read_data
+
+CSV = b"id,age,sex,county\n1,34,F,01001\n2,7,M,02013\n3,34,F,01001\n4,,M,02013\n"
+
+
+def key_of(data: bytes, name: str = "d.csv") -> str:
+    return fingerprint_table(read_data(data, filename=name)).key()
+
+
+def test_newline_row_order_column_order_and_crlf_keep_the_key():
+    base = key_of(CSV)
+    assert key_of(CSV + b"\n") == base
+    header, *rows = CSV.decode().splitlines()
+    assert key_of(("\n".join([header, *reversed(rows)]) + "\n").encode()) == base
+    swapped = "\n".join(",".join(reversed(line.split(","))) for line in [header, *rows])
+    assert key_of(swapped.encode()) == base
+    assert key_of(CSV.replace(b"\n", b"\r\n")) == base
+    assert key_of(CSV.replace(b",", b";")) == base
+    assert key_of(CSV.replace(b",F,", b", F ,")) == base  # padded text
+
+
+def test_the_same_records_as_parquet_with_native_types_keep_the_key():
+    table = pa.table(
+        {
+            "id": [1, 2, 3, 4],
+            "age": [34.0, 7.0, 34.0, None],
+            "sex": ["F", "M", "F", "M"],
+            "county": ["01001", "02013", "01001", "02013"],
+        }
+    )
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    assert key_of(buffer.getvalue(), "d.parquet") == key_of(CSV)
+    assert fingerprint_table(table).key() == key_of(CSV)  # any column types, not only text
+
+
+def test_different_records_give_different_keys():
+    base = key_of(CSV)
+    assert key_of(CSV + b"5,40,F,01001\n") != base  # one row more
+    assert key_of(CSV.replace(b"2,7,M", b"2,8,M")) != base  # one value changed
+    assert key_of(CSV.replace(b"id,age", b"id,years")) != base  # a column renamed
+    # The same values per column, paired differently across rows: not a sum of columns.
+    a = b"x,y\n1,a\n2,b\n"
+    b = b"x,y\n1,b\n2,a\n"
+    assert key_of(a) != key_of(b)
+    assert key_of(b"x\n1\n1\n") != key_of(b"x\n1\n")  # duplicates count
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 5), st.sampled_from(["a", "b", "é", ""])), max_size=30),
+    cut=st.integers(0, 30),
+)
+def test_parts_combine_to_the_whole_in_any_order(rows, cut):
+    table = pa.table({"n": [r[0] for r in rows], "t": [r[1] for r in rows]})
+    cut = min(cut, len(rows))
+    head, tail = table.slice(0, cut), table.slice(cut)
+    whole = fingerprint_table(table)
+    first = RecordFingerprint().add(head)
+    second = RecordFingerprint().add(tail)
+    assert first.combine(second) == whole == second + first
+    assert whole.rows == len(rows)
+
+
+def test_normalised_text():
+    assert [normalise_text(v) for v in (" 34 ", "34.0", 34, "3.4e1", "0.50", None, "NaN")] == [
+        "34",
+        "34",
+        "34",
+        "34",
+        "0.5",
+        "",
+        "",
+    ]
+    assert normalise_text("Cafe\u0301") == normalise_text("Café")
+    assert normalise_text("01001") == "1001"  # codes may merge (one account), never split
+
+
+def test_the_repr_shows_no_row_count():
+    fingerprint = fingerprint_table(read_data(CSV, filename="d.csv"))
+    assert "4" not in repr(fingerprint).split("key=")[0]
+    assert len(fingerprint.key()) == 64

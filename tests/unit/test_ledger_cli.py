@@ -1,0 +1,125 @@
+"""`dprelease release --ledger`: real processes, a real ledger file, one-line errors."""
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from dprelease.data.fingerprint import fingerprint_table
+from dprelease.data.read import read_data
+from dprelease.ledger.store import Ledger
+from helpers.plans import plan_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+ROWS = "age,sex,race\n" + "".join(
+    f"{20 + i % 60},{'Female' if i % 2 else 'Male'},{'White' if i % 3 else 'Asian'}\n"
+    for i in range(200)
+)
+
+
+def run(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dprelease", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **(env or {})},
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def plan(tmp_path: Path) -> Path:
+    (tmp_path / "people.csv").write_text(ROWS)
+    raw = plan_dict(accounting="pure", epsilon=1.0, delta=None)
+    raw["data"] = "people.csv"
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def records_key(path: Path) -> str:
+    return fingerprint_table(read_data(path)).key()
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], pattern: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert pattern in result.stderr
+
+
+def test_releases_are_charged_until_the_cap_refuses(tmp_path, plan):
+    key = records_key(tmp_path / "people.csv")
+    release = ("release", "plan.json", "--ledger", "l.sqlite")
+    first = run(*release, "--out", "r1.zip", "--cap", "2.5", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "ledger: this release spent ε = 1.0; this data set has spent ε = 1.0 over 1 " in (
+        first.stderr
+    )
+    assert "lifetime cap 2.5, ε = 1.5 left" in first.stderr
+    second = run(*release, "--out", "r2", "--json", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["total"]["epsilon"] == 1.0  # stdout is still pure JSON
+    third = run(*release, "--out", "r3.zip", cwd=tmp_path)
+    assert_one_line_error(
+        third,
+        "This release needs ε = 1.0 but only ε = 0.5 is left of the lifetime cap 2.5 for this "
+        "data set; lower the budget or raise the cap.",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == [  # nothing staged is left behind
+        "l.sqlite",
+        "people.csv",
+        "plan.json",
+        "r1.zip",
+        "r2",
+    ]
+    with zipfile.ZipFile(tmp_path / "r1.zip") as archive:
+        assert "metadata.json" in archive.namelist()
+    entries = Ledger(tmp_path / "l.sqlite").entries(key)
+    assert [(e.epsilon, e.label) for e in entries] == [(1.0, "plan.json (pure)")] * 2
+    assert entries[0].tables == ("sex", "age_by_sex", "race")
+    assert entries[0].release_id != entries[1].release_id
+
+
+def test_raising_the_cap_lets_the_next_release_through(tmp_path, plan):
+    args = ("release", "plan.json", "--ledger", "l.sqlite")
+    assert run(*args, "--out", "a.zip", "--cap", "1", cwd=tmp_path).returncode == 0
+    assert_one_line_error(run(*args, "--out", "b.zip", cwd=tmp_path), "only ε = 0.0 is left")
+    assert run(*args, "--out", "b.zip", "--cap", "2", cwd=tmp_path).returncode == 0
+
+
+def test_ledger_without_a_path_uses_the_environment(tmp_path, plan):
+    env = {"DPRELEASE_LEDGER": str(tmp_path / "env.sqlite")}
+    result = run("release", "plan.json", "--out", "r.zip", "--ledger", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    key = records_key(tmp_path / "people.csv")
+    assert Ledger(tmp_path / "env.sqlite").balance(key).releases == 1
+
+
+def test_cap_needs_a_ledger(tmp_path, plan):
+    result = run("release", "plan.json", "--out", "r.zip", "--cap", "3", cwd=tmp_path)
+    assert_one_line_error(result, "give --ledger too")
+    assert not (tmp_path / "r.zip").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "pattern"),
+    [
+        ("not a database\n", "is not a readable dprelease ledger"),
+        (None, "does not exist; create it first"),
+    ],
+)
+def test_a_bad_ledger_is_a_one_line_error_and_nothing_is_released(tmp_path, plan, content, pattern):
+    ledger = tmp_path / "l.sqlite"
+    if content is None:
+        ledger = tmp_path / "missing" / "l.sqlite"
+    else:
+        ledger.write_text(content)
+    result = run("release", "plan.json", "--out", "r.zip", "--ledger", str(ledger), cwd=tmp_path)
+    assert_one_line_error(result, pattern)
+    assert not (tmp_path / "r.zip").exists()

@@ -1,0 +1,126 @@
+"""`risk` and `reconstruct` on the command line: confidential first line, JSON keys, one-line
+errors with exit 2, and the attack on a real release's tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dprelease.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = str(ROOT / "data" / "census_sample.csv")
+SMALL_AREAS = str(ROOT / "data" / "census_small_areas.plan.yaml")
+KEYS = {
+    "rows",
+    "classes",
+    "k",
+    "unique",
+    "below_k",
+    "l_distinct",
+    "l_entropy",
+    "recursive_cl",
+    "t_closeness",
+}
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_risk_json_has_the_contract_keys(capsys, tmp_path):
+    path = tmp_path / "hospital.csv"
+    path.write_text(
+        "zip,age,disease\n476**,2*,Heart\n476**,2*,Heart\n476**,2*,Heart\n"
+        "4790*,>=40,Flu\n4790*,>=40,Heart\n4790*,>=40,Cancer\n"
+    )
+    code, out, _ = run(
+        capsys,
+        "risk",
+        str(path),
+        "--qi",
+        "zip",
+        "age",
+        "--sensitive",
+        "disease",
+        "--k",
+        "3",
+        "--json",
+    )
+    first, _, rest = out.partition("\n")
+    assert code == 0 and first.startswith("CONFIDENTIAL")
+    result = json.loads(rest)
+    assert set(result) >= KEYS
+    assert (result["rows"], result["classes"], result["k"], result["unique"]) == (6, 2, 3, 0)
+    assert (result["below_k"], result["l_distinct"], result["recursive_cl"]) == (0, 1, False)
+    assert result["t_closeness"] == pytest.approx(1 / 3)  # ½(1/3 + 1/6 + 1/6)
+
+
+def test_risk_text_on_the_sample_with_plan_suggestions(capsys):
+    code, out, _ = run(
+        capsys,
+        "risk",
+        DATA,
+        "--qi",
+        "county",
+        "age",
+        "sex",
+        "--sensitive",
+        "education",
+        "--plan",
+        str(ROOT / "data" / "census_sample.plan.yaml"),
+    )
+    assert code == 0
+    assert out.splitlines()[0].startswith("CONFIDENTIAL")
+    assert "generalisations reaching k = 5" in out and "county: state" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (("--qi", "county", "nope", "--sensitive", "education"), "no column 'nope'"),
+        (("--qi", "county", "--sensitive", "county"), "both a quasi-identifier"),
+        (("--qi", "county", "--sensitive", "education", "--k", "0"), "at least 1"),
+        (("--qi", "county", "--sensitive", "education", "--c", "-1"), "positive"),
+    ],
+)
+def test_risk_errors_are_one_line_and_exit_2(capsys, args, pattern):
+    try:
+        code = main(["risk", DATA, *args])
+    except SystemExit as exit:  # argparse refuses a bad --k or --c before running
+        code = exit.code
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: ") and err.count("\n") == 1 and pattern in err
+
+
+def test_reconstruct_prints_the_side_by_side_figures(capsys):
+    code, out, _ = run(capsys, "reconstruct", SMALL_AREAS, "--max-areas", "20", "--json")
+    first, _, rest = out.partition("\n")
+    assert code == 0 and first.startswith("CONFIDENTIAL")
+    result = json.loads(rest)
+    assert result["exact"]["share_reproduced"] > result["dp"]["share_reproduced"]
+    assert "preview" in result["dp"]["tables"] and result["areas_tried"] == 20
+
+
+def test_reconstruct_reads_a_real_release(capsys, tmp_path):
+    out_dir = tmp_path / "release"
+    assert main(["release", SMALL_AREAS, "--out", str(out_dir)]) == 0
+    capsys.readouterr()
+    code, out, _ = run(
+        capsys, "reconstruct", SMALL_AREAS, "--max-areas", "10", "--epsilon-release", str(out_dir)
+    )
+    assert code == 0 and out.startswith("CONFIDENTIAL")
+    assert "DP release 'release' at ε = 1" in out
+    assert "tables not used" in out and "state_by_sex" in out
+
+
+def test_reconstruct_errors(capsys, tmp_path):
+    code, _, err = run(capsys, "reconstruct", SMALL_AREAS, "--level", "income")
+    assert code == 2 and err.startswith("error: No table of the plan is published per 'income'")
+    code, _, err = run(capsys, "reconstruct", SMALL_AREAS, "--epsilon-release", str(tmp_path))
+    assert code == 2 and "not a release folder" in err
