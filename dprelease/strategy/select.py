@@ -28,7 +28,7 @@ from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exac
 from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
 from dprelease.accounting.mechanisms.discrete_laplace import laplace_epsilon, laplace_scale
 from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
-from dprelease.accounting.mechanisms.registry import MechanismName, Noise
+from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.accounting.shares import fit_exactly
 from dprelease.errors import BudgetError, PlanError, quote
 from dprelease.plan.schema import Schema
@@ -39,11 +39,6 @@ from dprelease.strategy.residual import ErrorModel
 
 StrategyAccounting = Literal["pure", "zcdp", "approx"]
 StrategyKind = Literal["auto", "workload"]
-MECHANISM: dict[str, MechanismName] = {
-    "pure": "discrete_laplace",
-    "zcdp": "discrete_gaussian",
-    "approx": "gaussian",
-}
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,15 @@ def test_every_page_opens_on_the_sample_without_errors(page):
     assert app.title[0].value.endswith(page.split("/")[1][:-3].capitalize())
 
 
+@pytest.mark.parametrize(
+    ("page", "title"), [("pages/risk.py", "Risk"), ("pages/local_dp.py", "Local DP")]
+)
+def test_the_pages_beside_the_release_open_on_the_sample_without_errors(page, title):
+    app = go(open_app(), page)
+    assert not app.error, [e.value for e in app.error]
+    assert app.title[0].value == title
+
+
 def test_sidebar_meter_shows_total_allocated_spent_and_left():
     app = open_app()
     meter = {m.label: m.value for m in app.sidebar.metric}

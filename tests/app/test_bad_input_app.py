@@ -251,7 +251,14 @@ def test_there_are_at_least_15_kinds_of_bad_data():
     assert len([k for k in DATA if k.expect]) >= 15
 
 
-PAGES = ["pages/tables.py", "pages/budget.py", "pages/preview.py", "pages/release.py"]
+PAGES = [
+    "pages/tables.py",
+    "pages/budget.py",
+    "pages/preview.py",
+    "pages/release.py",
+    "pages/risk.py",
+    "pages/local_dp.py",
+]
 
 
 @settings(
