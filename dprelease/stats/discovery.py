@@ -34,7 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from dprelease.accounting.composition import round_up
-from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
+from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import BudgetError, InternalError
 from dprelease.plan.table_spec import Sensitivity
@@ -120,7 +120,7 @@ def calibrate_discovery(spec: DiscoverSpec, share: Share, ctx: StatContext) -> D
         cost = Share("zcdp", rho=round_up(spent_epsilon**2 / 2), delta=spent_delta)
     else:
         cost = Share(share.accounting, epsilon=round_up(spent_epsilon), delta=spent_delta)
-    return DiscoveryMechanism(spec, ctx, sens, Noise("discrete_laplace", scale), tau, cost)
+    return DiscoveryMechanism(spec, ctx, sens, Noise(DISCRETE_LAPLACE.name, scale), tau, cost)
 
 
 def _present(values: Iterable[object]) -> Counter[object]:

@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from dprelease.accounting.composition import round_up
-from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
+from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import PlanError
 from dprelease.release.noise import preview_noise, secure_noisy_counts
@@ -76,8 +76,8 @@ def calibrate_sparse_vector(
     while max_positives * Fraction(per_round) > Fraction(epsilon):  # c rounds within ε, exactly
         per_round = float(np.nextafter(per_round, 0))
     delta = ctx.max_rows
-    threshold_noise = Noise("discrete_laplace", laplace_scale(per_round / 2, delta))
-    query_noise = Noise("discrete_laplace", laplace_scale(per_round / 4, delta))
+    threshold_noise = Noise(DISCRETE_LAPLACE.name, laplace_scale(per_round / 2, delta))
+    query_noise = Noise(DISCRETE_LAPLACE.name, laplace_scale(per_round / 4, delta))
     svt = SparseVector(threshold, max_positives, delta, threshold_noise, query_noise, share)
     spent = svt.epsilon
     if share.accounting == "zcdp":

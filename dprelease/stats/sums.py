@@ -37,9 +37,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
-from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
-from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_gaussian import (
+    DISCRETE_GAUSSIAN,
+    discrete_gaussian_sigma,
+)
+from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
+from dprelease.accounting.mechanisms.gaussian import GAUSSIAN, gaussian_sigma
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import DataError, InternalError
 from dprelease.plan.table_spec import Sensitivity
@@ -91,13 +94,13 @@ def noise_for(share: Share, sens: Sensitivity) -> Noise:
     """The accountant's mechanism calibrated to the share (scales rounded up, checked exactly)."""
     if share.accounting == "zcdp":
         assert share.rho is not None
-        return Noise("discrete_gaussian", discrete_gaussian_sigma(share.rho, sens.l2_squared))
+        return Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(share.rho, sens.l2_squared))
     assert share.epsilon is not None
     if share.accounting == "approx":
         if not share.delta:
             raise InternalError("a Gaussian sum needs a delta share > 0")
-        return Noise("gaussian", gaussian_sigma(share.epsilon, share.delta, l2_upper(sens)))
-    return Noise("discrete_laplace", laplace_scale(share.epsilon, sens.l1))
+        return Noise(GAUSSIAN.name, gaussian_sigma(share.epsilon, share.delta, l2_upper(sens)))
+    return Noise(DISCRETE_LAPLACE.name, laplace_scale(share.epsilon, sens.l1))
 
 
 @dataclass(frozen=True)

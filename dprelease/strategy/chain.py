@@ -102,20 +102,23 @@ class ChainSolver:
             variances: list[np.ndarray] = [np.empty(0)] * (top + 1)
             variances[top] = s[top]
             outside = np.zeros_like(s[top])  # R at the current level
-            for level in range(top, 0, -1):
-                parent = self._parent[level - 1] if level > 1 else np.arange(counts.size)
-                child = s[level - 1]
-                child_inf = ~np.isfinite(child)
-                others_inf = infinite[level - 1][:, parent] - child_inf > 0
-                others = np.where(
-                    others_inf,
-                    np.inf,
-                    finite_sum[level - 1][:, parent] - np.where(child_inf, 0.0, child),
-                )
-                above = 1 / (beta[:, level : level + 1] + outside)[:, parent]
-                child_outside = 1 / (above + np.maximum(others, 0.0))
-                variances[level - 1] = 1 / (1 / child + child_outside)
-                outside = child_outside
+            # A precision of 0 (or one so small its inverse overflows) is a level that cannot
+            # be estimated: its variance is meant to come out as inf.
+            with np.errstate(divide="ignore", over="ignore"):
+                for level in range(top, 0, -1):
+                    parent = self._parent[level - 1] if level > 1 else np.arange(counts.size)
+                    child = s[level - 1]
+                    child_inf = ~np.isfinite(child)
+                    others_inf = infinite[level - 1][:, parent] - child_inf > 0
+                    others = np.where(
+                        others_inf,
+                        np.inf,
+                        finite_sum[level - 1][:, parent] - np.where(child_inf, 0.0, child),
+                    )
+                    above = 1 / (beta[:, level : level + 1] + outside)[:, parent]
+                    child_outside = 1 / (above + np.maximum(others, 0.0))
+                    variances[level - 1] = 1 / (1 / child + child_outside)
+                    outside = child_outside
         return variances
 
     def traces(self, beta: np.ndarray) -> np.ndarray:

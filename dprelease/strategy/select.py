@@ -25,9 +25,16 @@ from typing import Any, Literal
 import numpy as np
 
 from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exact_sum
-from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_sigma
-from dprelease.accounting.mechanisms.discrete_laplace import laplace_epsilon, laplace_scale
-from dprelease.accounting.mechanisms.gaussian import gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_gaussian import (
+    DISCRETE_GAUSSIAN,
+    discrete_gaussian_sigma,
+)
+from dprelease.accounting.mechanisms.discrete_laplace import (
+    DISCRETE_LAPLACE,
+    laplace_epsilon,
+    laplace_scale,
+)
+from dprelease.accounting.mechanisms.gaussian import GAUSSIAN, gaussian_sigma
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.accounting.shares import fit_exactly
 from dprelease.errors import BudgetError, PlanError, quote
@@ -197,7 +204,7 @@ def _noises(
     """Round the shape into shares that fit exactly, and the noise each share buys."""
     if accounting == "pure":
         shares = _fit([epsilon * q for q in shape], Fraction(epsilon))
-        noises = [Noise("discrete_laplace", laplace_scale(s, sens.l1)) for s in shares]
+        noises = [Noise(DISCRETE_LAPLACE.name, laplace_scale(s, sens.l1)) for s in shares]
         check_within(
             exact_sum([float(laplace_epsilon(n.scale, sens.l1)) for n in noises]),
             Fraction(epsilon),
@@ -210,7 +217,8 @@ def _noises(
         rho, _ = epsilon_to_zcdp(epsilon, delta)
         shares = _fit([rho * q for q in shape], Fraction(rho))
         noises = [
-            Noise("discrete_gaussian", discrete_gaussian_sigma(s, sens.l2_squared)) for s in shares
+            Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(s, sens.l2_squared))
+            for s in shares
         ]
         spent = sum(
             (Fraction(sens.l2_squared) / (2 * Fraction(n.scale) ** 2) for n in noises), Fraction(0)
@@ -220,7 +228,7 @@ def _noises(
     unit_sigma = gaussian_sigma(epsilon, delta, 1.0)
     room = 1 / Fraction(unit_sigma) ** 2  # Σ Δ₂²/σ_A² ≤ 1/σ*²: the set is one Gaussian
     shares = _fit([float(room) * q for q in shape], room)
-    noises = [Noise("gaussian", discrete_gaussian_sigma(s / 2, sens.l2_squared)) for s in shares]
+    noises = [Noise(GAUSSIAN.name, discrete_gaussian_sigma(s / 2, sens.l2_squared)) for s in shares]
     spent = sum((Fraction(sens.l2_squared) / Fraction(n.scale) ** 2 for n in noises), Fraction(0))
     check_within(spent, room, "gaussian sensitivity")
     return shares, noises, None
