@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from dprelease.errors import DPReleaseError, InternalError, one_line
 
 if TYPE_CHECKING:
-    from dprelease.accounting.allocation import Allocation
+    from dprelease.accounting.allocation import Allocation, TableBudget
     from dprelease.data.count import EncodedData
     from dprelease.data.engines import CountResult
     from dprelease.plan.model import Plan
@@ -50,37 +50,55 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
+def _columns_text(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows
+    )
+
+
 def _summary_text(allocation: Allocation) -> str:
     total = allocation.total
     head = (
         f"accounting: {allocation.accounting}   allocation: {allocation.allocation}   "
-        f"confidence: {allocation.confidence:g}\n"
+        f"strategy: {allocation.strategy}   confidence: {allocation.confidence:g}\n"
         f"total: epsilon={_fmt(total.epsilon)} delta={_fmt(total.delta)} rho={_fmt(total.rho)}"
         f" ({total.composition} composition)\n"
     )
     if allocation.required is not None:
         required = allocation.required
         head += f"the targets need: epsilon={_fmt(required.epsilon)} rho={_fmt(required.rho)}\n"
-    columns = ("table", "cells", "mechanism", "epsilon", "delta", "rho", "std", "moe", "moe_table")
-    rows = [columns]
+    budget_columns = ("cells", "mechanism", "epsilon", "delta", "rho", "std", "moe", "moe_table")
+    rows: list[tuple[str, ...]] = [("table", *budget_columns, "expected_rmse", "measured")]
     for t in allocation.tables:
         rows.append(
             (
                 t.name,
-                str(t.cells),
-                t.noise.mechanism,
-                _fmt(t.epsilon),
-                _fmt(t.delta),
-                _fmt(t.rho),
-                _fmt(t.noise.std),
-                _fmt(t.moe),
-                _fmt(t.moe_table),
+                *_budget_cells(t),
+                _fmt(t.expected_rmse),
+                "yes" if t.measured_as else "derived",
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
-    advice = "".join(f"note: {note}\n" for note in allocation.advice)
-    return head + "\n".join(lines) + "\n" + advice
+    text = head + _columns_text(rows) + "\n"
+    if allocation.derived:
+        measured: list[tuple[str, ...]] = [("measurement", *budget_columns)]
+        measured += [(m.name, *_budget_cells(m)) for m in allocation.measurements]
+        text += "measured (the tables above are least-squares estimates from these):\n"
+        text += _columns_text(measured) + "\n"
+    return text + "".join(f"note: {note}\n" for note in allocation.advice)
+
+
+def _budget_cells(t: TableBudget) -> tuple[str, ...]:
+    return (
+        str(t.cells),
+        t.noise.mechanism,
+        _fmt(t.epsilon),
+        _fmt(t.delta),
+        _fmt(t.rho),
+        _fmt(t.noise.std),
+        _fmt(t.moe),
+        _fmt(t.moe_table),
+    )
 
 
 def _print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:

@@ -11,10 +11,11 @@ so an allocation can never spend more than the plan's target.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING
 
+from dprelease.accounting.allocated import Allocation, TableBudget
 from dprelease.accounting.composition import (
     Guarantee,
     advanced_or_basic,
@@ -42,9 +43,22 @@ from dprelease.accounting.shares import (
     delta_shares,
     fixed_shares,
 )
-from dprelease.errors import BudgetError
-from dprelease.plan.model import Plan
+from dprelease.accounting.targets import (
+    AdvancedTarget,
+    ApproxTarget,
+    Target,
+    ZcdpTarget,
+    forced_accounting,
+    target_of,
+)
+from dprelease.errors import BudgetError, PlanError
+from dprelease.plan.model import ConcreteAccounting, Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
+
+if TYPE_CHECKING:
+    from dprelease.strategy.accountant import AccountantChoice
+
+__all__ = ["Allocation", "TableBudget", "allocate", "delta_advice", "resolve_accounting"]
 
 MECHANISM_OF: dict[str, Mechanism] = {
     "pure": DISCRETE_LAPLACE,
@@ -53,128 +67,38 @@ MECHANISM_OF: dict[str, Mechanism] = {
     "zcdp": DISCRETE_GAUSSIAN,
 }
 WEAK_EPSILON = 5.0
-
-
-@dataclass(frozen=True)
-class TableBudget:
-    """One table's share of the budget and the noise it buys. All of it is public."""
-
-    spec: TableSpec
-    cells: int
-    sensitivity: Sensitivity
-    noise: Noise
-    epsilon: float | None
-    delta: float | None
-    rho: float | None
-    moe: float
-    moe_table: float
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    def to_dict(self) -> dict[str, Any]:
-        """The table's entry in `plan --json` (contract keys first)."""
-        target = self.spec.target
-        return {
-            "name": self.spec.name,
-            "by": list(self.spec.by),
-            "cells": self.cells,
-            "mechanism": self.noise.mechanism,
-            "sensitivity": {"l1": self.sensitivity.l1, "l2": self.sensitivity.l2},
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "rho": self.rho,
-            "noise_scale": self.noise.scale,
-            "noise_std": self.noise.std,
-            "moe": self.moe,
-            "moe_table": self.moe_table,
-            "weight": self.spec.weight,
-            "locked": self.spec.locked,
-            "target": None
-            if target is None
-            else {"moe": target.moe}
-            if target.moe is not None
-            else {"moe_table": target.moe_table},
-        }
-
-
-@dataclass(frozen=True)
-class Allocation:
-    """The budget split of a plan and the composed guarantee of the whole release."""
-
-    accounting: str
-    allocation: str
-    confidence: float
-    total: Guarantee
-    tables: tuple[TableBudget, ...]
-    required: Guarantee | None = None  # what the accuracy targets need (allocation: targets)
-    advice: tuple[str, ...] = ()
-
-    def table(self, name: str) -> TableBudget:
-        return next(t for t in self.tables if t.name == name)
-
-    def to_dict(self) -> dict[str, Any]:
-        """What `plan --json` prints (contract v1 keys, plus extras)."""
-        out: dict[str, Any] = {
-            "accounting": self.accounting,
-            "allocation": self.allocation,
-            "confidence": self.confidence,
-            "total": _guarantee_dict(self.total),
-            "tables": [t.to_dict() for t in self.tables],
-            "advice": list(self.advice),
-        }
-        if self.required is not None:
-            out["required"] = _guarantee_dict(self.required)
-        return out
-
-
-def _guarantee_dict(guarantee: Guarantee) -> dict[str, Any]:
-    return {
-        "epsilon": guarantee.epsilon,
-        "delta": guarantee.delta,
-        "rho": guarantee.rho,
-        "composition": guarantee.composition,
-    }
-
-
-# --- shares ---------------------------------------------------------------------------
+STRATEGY_ACCOUNTANTS = ("pure", "zcdp", "approx")
 
 
 # --- the accountants ---------------------------------------------------------------------
 
 
-def _required(plan: Plan, fixed: dict[int, float], deltas: Sequence[float]) -> Guarantee:
+def _required(target: Target, fixed: dict[int, float], deltas: Sequence[float]) -> Guarantee:
     """The composed guarantee of the fixed shares alone (what the targets need)."""
     values = list(fixed.values())
-    accounting, delta = plan.budget.accounting, plan.budget.delta
-    if accounting == "zcdp":
-        assert delta is not None
-        return zcdp_guarantee(values, delta)
-    if accounting == "advanced":
-        assert delta is not None
-        return advanced_or_basic(values, delta)
-    if accounting == "approx":
+    if isinstance(target, ZcdpTarget):
+        return zcdp_guarantee(values, target.delta)
+    if isinstance(target, AdvancedTarget):
+        return advanced_or_basic(values, target.delta)
+    if isinstance(target, ApproxTarget):
         return basic_composition(values, [deltas[i] for i in fixed])
     return basic_composition(values)
 
 
-def _check_targets_fit(plan: Plan, required: Guarantee) -> None:
-    budget = plan.budget
-    if budget.rho is not None:
-        assert required.rho is not None
-        if required.rho > budget.rho:
+def _check_targets_fit(plan: Plan, target: Target, required: Guarantee) -> None:
+    if isinstance(target, ZcdpTarget) and plan.budget.rho is not None:
+        if required.rho is not None and required.rho > target.rho:
             raise BudgetError(
                 f"Budget too small for the targets: they need rho ≥ {required.rho:.6g} but the "
-                f"plan gives {budget.rho:g}; raise budget.rho or loosen the targets."
+                f"plan gives {target.rho:g}; raise budget.rho or loosen the targets."
             )
         return
-    assert budget.epsilon is not None and required.epsilon is not None
-    if required.epsilon > budget.epsilon:
-        at = f" at delta {budget.delta:g}" if budget.delta is not None else ""
+    epsilon = target.epsilon if not isinstance(target, ZcdpTarget) else plan.budget.epsilon
+    if epsilon is not None and required.epsilon is not None and required.epsilon > epsilon:
+        at = f" at delta {plan.budget.delta:g}" if plan.budget.delta is not None else ""
         raise BudgetError(
             f"Budget too small for the targets: they need epsilon ≥ {required.epsilon:.6g}{at} "
-            f"but the plan gives {budget.epsilon:g}; raise budget.epsilon or loosen the targets."
+            f"but the plan gives {epsilon:g}; raise budget.epsilon or loosen the targets."
         )
 
 
@@ -211,45 +135,47 @@ def _table_budget(
         rho=rho,
         moe=noise.moe(alpha),
         moe_table=noise.moe_table(alpha, cells),
+        expected_rmse=noise.std,
+        measured_as=spec.name,
     )
 
 
-def _compose(plan: Plan, shares: Sequence[float], deltas: Sequence[float]) -> Guarantee:
+def _compose(target: Target, shares: Sequence[float], deltas: Sequence[float]) -> Guarantee:
     """The guarantee of the whole release, checked against the plan's target."""
-    budget = plan.budget
-    accounting = budget.accounting
-    if accounting == "zcdp":
-        assert budget.delta is not None
-        total_rho, alpha = additive_total(plan)
-        check_within(exact_sum(shares), Fraction(total_rho), "rho")
-        guarantee = zcdp_guarantee(shares, budget.delta, alpha)
-    elif accounting == "advanced":
-        assert budget.delta is not None
-        guarantee = advanced_or_basic(shares, budget.delta)
-    elif accounting == "approx":
+    if isinstance(target, ZcdpTarget):
+        check_within(exact_sum(shares), Fraction(target.rho), "rho")
+        guarantee = zcdp_guarantee(shares, target.delta, target.cks_order)
+        if target.epsilon is not None:
+            check_within(Fraction(guarantee.epsilon), Fraction(target.epsilon), "epsilon")
+        return guarantee
+    if isinstance(target, AdvancedTarget):
+        guarantee = advanced_or_basic(shares, target.delta)
+    elif isinstance(target, ApproxTarget):
         guarantee = basic_composition(shares, deltas)
     else:
         guarantee = Guarantee(epsilon=basic_composition(shares).epsilon, delta=None)
-    if budget.epsilon is not None:
-        assert guarantee.epsilon is not None
-        check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
+    check_within(Fraction(guarantee.epsilon), Fraction(target.epsilon), "epsilon")
     return guarantee
 
 
-def _advice(plan: Plan, total: Guarantee) -> tuple[str, ...]:
+def _advice(plan: Plan) -> list[str]:
     notes = []
-    if total.epsilon is not None and total.epsilon > WEAK_EPSILON:
-        notes.append(
-            f"The release's epsilon is {total.epsilon:.3g}: above {WEAK_EPSILON:g} the "
-            "guarantee is weak; consider a smaller budget."
-        )
     if plan.budget.allocation != "targets" and any(s.target for s in plan.tables):
         notes.append("Accuracy targets are used only with allocation: targets; they are ignored.")
     if plan.budget.allocation == "equal" and any(s.weight != 1 for s in plan.tables):
         notes.append("Table weights are ignored under allocation: equal.")
     if plan.budget.accounting == "pure" and plan.budget.delta is not None:
         notes.append("budget.delta is ignored under pure accounting (the guarantee has δ = 0).")
-    return tuple(notes)
+    return notes
+
+
+def _weak(total: Guarantee) -> list[str]:
+    if total.epsilon is not None and total.epsilon > WEAK_EPSILON:
+        return [
+            f"The release's epsilon is {total.epsilon:.3g}: above {WEAK_EPSILON:g} the "
+            "guarantee is weak; consider a smaller budget."
+        ]
+    return []
 
 
 def delta_advice(delta: float | None, rows: int) -> tuple[str, ...]:
@@ -266,31 +192,103 @@ def delta_advice(delta: float | None, rows: int) -> tuple[str, ...]:
     )
 
 
+def _strategy_blocker(plan: Plan, accounting: str) -> str | None:
+    """Why `strategy: auto` cannot choose the measurements here (None: it can)."""
+    if plan.budget.strategy != "auto":
+        return None  # the user asked for the tables as listed: no advice needed
+    if plan.budget.allocation != "optimal":
+        return f"allocation: {plan.budget.allocation}"
+    if any(s.locked for s in plan.tables):
+        return "locked tables"
+    if accounting not in STRATEGY_ACCOUNTANTS:
+        return f"{accounting} accounting"
+    return None
+
+
+def resolve_accounting(
+    plan: Plan, sens: Sensitivity
+) -> tuple[ConcreteAccounting, AccountantChoice | None]:
+    """The accountant to use: the plan's, or under `auto` the one with the least error."""
+    forced = forced_accounting(plan)
+    if forced is not None:
+        return forced, None
+    epsilon, delta = plan.budget.epsilon, plan.budget.delta
+    if epsilon is None or delta is None:  # forced_accounting covers these; for the type checker
+        raise BudgetError("accounting: auto needs budget.epsilon and budget.delta.")
+    # the strategy's optimiser needs scipy: imported only when a choice is to be made
+    from dprelease.accounting.strategy_allocation import workload_of
+    from dprelease.strategy.accountant import choose_accountant
+
+    kind = plan.budget.strategy if plan.budget.allocation == "optimal" else "workload"
+    if any(s.locked for s in plan.tables):
+        kind = "workload"
+    choice = choose_accountant(plan.schema, workload_of(plan), sens, epsilon, delta, kind)
+    return choice.winner, choice
+
+
 def allocate(plan: Plan) -> Allocation:
-    """Split the plan's budget, price each table's noise, and compose the whole release."""
+    """Split the plan's budget, price each measurement's noise, and compose the release.
+
+    Under `strategy: auto` with `allocation: optimal` (the defaults) the measurements are
+    chosen for the published tables (`strategy_allocation`); otherwise every table is measured
+    as listed and the allocation method splits the budget among them."""
     sens = sensitivity(plan.unit, plan.neighbors)
-    accounting = plan.budget.accounting
-    deltas = delta_shares(plan) if accounting == "approx" else [0.0] * len(plan.tables)
+    accounting, choice = resolve_accounting(plan, sens)
+    resolved = replace(plan, budget=replace(plan.budget, accounting=accounting))
+    target = target_of(resolved.budget, accounting)
+    blocker = _strategy_blocker(resolved, accounting)
+    notes = _advice(plan)
+    if choice is not None:
+        notes.append(f"accounting: auto chose {choice.summary()}")
+    if plan.budget.strategy == "auto" and blocker is None:
+        from dprelease.accounting.strategy_allocation import strategy_allocation
+
+        try:
+            allocation = strategy_allocation(resolved, sens, target, choice, ())
+        except PlanError as error:  # e.g. a hierarchy that branches: measure as listed
+            notes.append(
+                f"strategy: auto does not apply ({error}); the tables are measured as listed."
+            )
+        else:
+            return replace(allocation, advice=tuple(notes + _weak(allocation.total)))
+    return _listed_allocation(resolved, sens, target, choice, notes)
+
+
+def _listed_allocation(
+    plan: Plan,
+    sens: Sensitivity,
+    target: Target,
+    choice: AccountantChoice | None,
+    notes: list[str],
+) -> Allocation:
+    """Every table measured as listed, the budget split by the plan's allocation method."""
+    if isinstance(target, ApproxTarget):
+        deltas = delta_shares(plan, target)
+    else:
+        deltas = [0.0] * len(plan.tables)
     fixed = fixed_shares(plan, sens, deltas)
     required = None
     if plan.budget.allocation == "targets":
-        required = _required(plan, {i: v for i, v in fixed.items()}, deltas)
-        _check_targets_fit(plan, required)
-    if accounting == "advanced":
-        shares = advanced_shares(plan, sens, fixed)
+        required = _required(target, dict(fixed), deltas)
+        _check_targets_fit(plan, target, required)
+    if isinstance(target, AdvancedTarget):
+        shares = advanced_shares(plan, target, sens, fixed)
     else:
-        shares = additive_shares(plan, sens, fixed, deltas)
+        shares = additive_shares(plan, additive_total(target), sens, fixed, deltas)
     tables = tuple(
         _table_budget(plan, spec, sens, share, delta)
         for spec, share, delta in zip(plan.tables, shares, deltas, strict=True)
     )
-    total = _compose(plan, shares, deltas)
+    total = _compose(target, shares, deltas)
     return Allocation(
-        accounting=accounting,
+        accounting=plan.budget.accounting,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=total,
         tables=tables,
+        measurements=tables,
+        strategy="workload",
         required=required,
-        advice=_advice(plan, total),
+        advice=tuple(notes + _weak(total)),
+        accountant_choice=choice,
     )

@@ -56,12 +56,12 @@ def exact_sum(values: Iterable[float]) -> Fraction:
 
 @dataclass(frozen=True)
 class Guarantee:
-    """A composed privacy guarantee. Fields that do not apply are None.
+    """A composed privacy guarantee: ε always; δ and ρ are None where they do not apply.
 
-    `composition` names the bound used ("basic", "advanced", "zcdp").
+    `composition` names the bound used ("basic", "advanced", "zcdp", "gaussian").
     """
 
-    epsilon: float | None
+    epsilon: float
     delta: float | None
     rho: float | None = None
     composition: str = "basic"
@@ -89,7 +89,6 @@ def advanced_or_basic(epsilons: Sequence[float], delta: float) -> Guarantee:
     """The tighter of basic composition (δ = 0) and advanced composition at δ' = δ."""
     basic = basic_composition(epsilons)
     advanced = advanced_composition_epsilon(epsilons, delta)
-    assert basic.epsilon is not None
     if basic.epsilon <= advanced:
         return Guarantee(epsilon=basic.epsilon, delta=0.0, composition="basic")
     return Guarantee(epsilon=advanced, delta=delta, composition="advanced")

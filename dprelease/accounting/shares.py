@@ -13,7 +13,6 @@ from fractions import Fraction
 from dprelease.accounting.composition import (
     advanced_or_basic,
     check_within,
-    epsilon_to_zcdp,
     exact_sum,
     pure_to_zcdp,
 )
@@ -33,6 +32,7 @@ from dprelease.accounting.splitting import (
     power_split,
     smallest_share,
 )
+from dprelease.accounting.targets import AdvancedTarget, ApproxTarget, PureTarget, ZcdpTarget
 from dprelease.errors import BudgetError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec
@@ -121,10 +121,9 @@ def fixed_shares(plan: Plan, sens: Sensitivity, deltas: Sequence[float]) -> dict
     return fixed
 
 
-def delta_shares(plan: Plan) -> list[float]:
+def delta_shares(plan: Plan, target: ApproxTarget) -> list[float]:
     """δ_i for approx accounting: locked values, the rest split equally."""
-    delta = plan.budget.delta
-    assert delta is not None
+    delta = target.delta
     locked = {i: s.delta for i, s in enumerate(plan.tables) if s.delta is not None}
     free = [i for i in range(len(plan.tables)) if i not in locked]
     room = Fraction(delta) - exact_sum(locked.values())
@@ -142,23 +141,15 @@ def delta_shares(plan: Plan) -> list[float]:
     return shares
 
 
-def additive_total(plan: Plan) -> tuple[float, float | None]:
-    """The total in the additive unit (ε, or ρ for zCDP), and the CKS order behind ρ."""
-    budget = plan.budget
-    if budget.accounting != "zcdp":
-        assert budget.epsilon is not None
-        return budget.epsilon, None
-    if budget.rho is not None:
-        return budget.rho, None
-    assert budget.epsilon is not None and budget.delta is not None
-    return epsilon_to_zcdp(budget.epsilon, budget.delta)
+def additive_total(target: PureTarget | ApproxTarget | ZcdpTarget) -> float:
+    """The total in the additive unit: ε, or ρ for zCDP."""
+    return target.rho if isinstance(target, ZcdpTarget) else target.epsilon
 
 
 def additive_shares(
-    plan: Plan, sens: Sensitivity, fixed: dict[int, float], deltas: Sequence[float]
+    plan: Plan, total: float, sens: Sensitivity, fixed: dict[int, float], deltas: Sequence[float]
 ) -> list[float]:
-    """Shares for pure, approx and zCDP, where the additive unit simply sums."""
-    total, _ = additive_total(plan)
+    """Shares for pure, approx and zCDP, where the additive unit (`total`) simply sums."""
     n = len(plan.tables)
     free = [i for i in range(n) if i not in fixed]
     room = Fraction(total) - exact_sum(fixed.values())
@@ -182,19 +173,20 @@ def additive_shares(
     return fit_exactly(shares, free, room)
 
 
-def advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> list[float]:
+def advanced_shares(
+    plan: Plan, target: AdvancedTarget, sens: Sensitivity, fixed: dict[int, float]
+) -> list[float]:
     """Shares under advanced composition: scale the free tables' shape until ε is reached.
 
     For `optimal`, the basic-composition optimum and the shapes w^p (p from 1/5 to 1/2,
     which covers the advanced bound's √Σε² regime) are each scaled to fit; the one with the
     least weighted variance wins.
     """
-    epsilon, delta = plan.budget.epsilon, plan.budget.delta
-    assert epsilon is not None and delta is not None
+    epsilon, delta = target.epsilon, target.delta
     n = len(plan.tables)
     free = [i for i in range(n) if i not in fixed]
     base = [fixed.get(i, 0.0) for i in range(n)]
-    if free and advanced_or_basic([v for v in base if v > 0] or [0.0], delta).epsilon >= epsilon:  # type: ignore[operator]
+    if free and _advanced_epsilon([v for v in base if v > 0] or [0.0], delta) >= epsilon:
         raise BudgetError(too_small_message(plan))
     if not free:
         return base
@@ -204,7 +196,7 @@ def advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> l
             trial = list(base)
             for i, s in zip(free, shape, strict=True):
                 trial[i] = c * s
-            return advanced_or_basic(trial, delta).epsilon <= epsilon  # type: ignore[operator]
+            return _advanced_epsilon(trial, delta) <= epsilon
 
         c = largest_scale(fits, start=epsilon / max(math.fsum(shape), 1e-300))
         out = list(base)
@@ -226,6 +218,11 @@ def advanced_shares(plan: Plan, sens: Sensitivity, fixed: dict[int, float]) -> l
         )
 
     return min(candidates, key=cost)
+
+
+def _advanced_epsilon(epsilons: Sequence[float], delta: float) -> float:
+    """ε of the tighter of basic and advanced composition."""
+    return advanced_or_basic(epsilons, delta).epsilon
 
 
 def too_small_message(plan: Plan) -> str:

@@ -23,6 +23,7 @@ TOP_KEYS = (
     "columns",
     "tables",
     "budget",
+    "strategy",  # also accepted as budget.strategy (where saved plans write it)
     "postprocess",
 )
 COLUMN_KEYS = ("kind", "domain", "other", "bins", "parent", "parent_map", "domain_source")

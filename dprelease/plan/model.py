@@ -22,24 +22,33 @@ from dprelease.plan.table_spec import (
     check_delta,
 )
 
-Accounting = Literal["pure", "approx", "advanced", "zcdp"]
+ConcreteAccounting = Literal["pure", "approx", "advanced", "zcdp"]
+Accounting = Literal["auto", "pure", "approx", "advanced", "zcdp"]
 Allocation = Literal["equal", "weighted", "optimal", "targets"]
-ACCOUNTINGS: tuple[Accounting, ...] = ("pure", "approx", "advanced", "zcdp")
+StrategyKind = Literal["auto", "workload"]
+ACCOUNTINGS: tuple[Accounting, ...] = ("auto", "pure", "approx", "advanced", "zcdp")
 ALLOCATIONS: tuple[Allocation, ...] = ("equal", "weighted", "optimal", "targets")
+STRATEGIES: tuple[StrategyKind, ...] = ("auto", "workload")
 PLAN_VERSION = 1
 CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it rounding breaks
 
 
 @dataclass(frozen=True)
 class Budget:
-    """The total budget and how it is composed and split."""
+    """The total budget and how it is composed and split.
 
-    accounting: Accounting = "zcdp"
+    `accounting: auto` picks, at allocation time, the accountant (pure, zcdp or approx) whose
+    strategy has the least expected error; `strategy: auto` may measure other marginals than
+    the published tables (issue 10); `workload` measures the tables as listed.
+    """
+
+    accounting: Accounting = "auto"
     epsilon: float | None = None
     delta: float | None = None
     rho: float | None = None
-    allocation: Allocation = "equal"
+    allocation: Allocation = "optimal"
     confidence: float = 0.95
+    strategy: StrategyKind = "auto"
 
     def __post_init__(self) -> None:
         if self.accounting not in ACCOUNTINGS:
@@ -54,17 +63,23 @@ class Budget:
             )
         if self.epsilon is not None:
             check_budget_number(self.epsilon, "budget.epsilon", upper=EPSILON_LIMIT)
+        if self.strategy not in STRATEGIES:
+            raise PlanError(
+                f"strategy must be one of {', '.join(STRATEGIES)}, got {quote(self.strategy)}."
+            )
         if self.rho is not None:
-            if self.accounting != "zcdp":
+            if self.accounting not in ("zcdp", "auto"):
                 raise PlanError("budget.rho is for zcdp accounting only; give epsilon instead.")
             check_budget_number(self.rho, "budget.rho", upper=RHO_LIMIT)
+        if self.rho is not None and self.accounting == "auto" and self.delta is None:
+            raise PlanError("budget.rho needs budget.delta (e.g. delta: 1.0e-10) to state ε.")
         if self.epsilon is None and self.rho is None:
             raise PlanError("budget needs epsilon (or rho under zcdp): the total to spend.")
         if self.epsilon is not None and self.rho is not None:
             raise PlanError("budget gives both epsilon and rho; give one of them.")
         if self.delta is not None:
             check_delta(self.delta, "budget.delta")
-        elif self.accounting != "pure":
+        elif self.accounting not in ("pure", "auto"):
             raise PlanError(
                 f"budget.delta is required with {self.accounting} accounting "
                 "(e.g. delta: 1.0e-10); only pure accounting works without it."
@@ -189,9 +204,9 @@ def unknown_column_problems(tables: tuple[TableSpec, ...], defined: tuple[str, .
 
 def _lock_problems(spec: TableSpec, budget: Budget) -> list[str]:
     where = f"Table {quote(spec.name)}"
-    if spec.rho is not None and budget.accounting != "zcdp":
+    if spec.rho is not None and budget.accounting not in ("zcdp", "auto"):
         return [f"{where} locks rho, which only zcdp accounting uses; lock epsilon instead."]
-    if spec.delta is not None and budget.accounting != "approx":
+    if spec.delta is not None and budget.accounting not in ("approx", "auto"):
         return [f"{where} locks delta, which only approx accounting splits."]
     return []
 

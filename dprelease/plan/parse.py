@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -94,7 +95,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         bag.keys(budget_raw, BUDGET_KEYS, "budget")
         budget = bag.build(
             lambda: Budget(
-                **given(budget_raw, "accounting", "allocation", "confidence"),
+                **_budget_choices(budget_raw, top.get("strategy"), bag),
                 epsilon=number_or_none(budget_raw, "epsilon", "budget"),
                 delta=number_or_none(budget_raw, "delta", "budget"),
                 rho=number_or_none(budget_raw, "rho", "budget"),
@@ -194,6 +195,25 @@ def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
         key = "moe" if spec.target.moe is not None else "moe_table"
         out["target"] = {key: getattr(spec.target, key)}
     return out
+
+
+def _budget_choices(
+    budget_raw: Mapping[str, Any], top_strategy: object, bag: Collector
+) -> dict[str, Any]:
+    """accounting, allocation, confidence and strategy as the plan writes them.
+
+    `strategy` may sit at the top of the plan or in `budget`. Under `strategy: workload` an
+    unwritten allocation is `equal` (what plans meant before strategies existed), so an
+    explicit accountant with `strategy: workload` reproduces the earlier releases.
+    """
+    choices = given(budget_raw, "accounting", "allocation", "confidence", "strategy")
+    if top_strategy is not None:
+        if "strategy" in choices and choices["strategy"] != top_strategy:
+            bag.problems.append("strategy is given twice with different values; give it once.")
+        choices["strategy"] = top_strategy
+    if choices.get("strategy") == "workload" and "allocation" not in choices:
+        choices["allocation"] = "equal"
+    return choices
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:

@@ -28,6 +28,7 @@ Every step is idempotent: applying the pipeline to its own output changes nothin
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +36,7 @@ import numpy as np
 from dprelease.accounting.allocation import Allocation
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan, Postprocess
+from dprelease.plan.schema import Schema
 from dprelease.postprocess.consistency import (
     Constraints,
     bounded_projection,
@@ -103,29 +105,47 @@ class Problem:
 
 
 def make_problem(plan: Plan, allocation: Allocation, noisy: dict[str, np.ndarray]) -> Problem:
+    """The plan's tables as one problem, weighted by their measurement noise."""
     specs = plan.tables
-    for spec in specs:
-        counts = noisy.get(spec.name)
-        if counts is None or counts.shape != (spec.cells(plan.schema),):
-            raise InternalError(f"noisy counts of table '{spec.name}' do not match the plan")
-    variances = [
-        np.full(spec.cells(plan.schema), allocation.table(spec.name).noise.variance)
-        for spec in specs
-    ]
-    workload = Workload(plan.schema, tuple(spec.by for spec in specs))
+    variances = {s.name: allocation.table(s.name).noise.variance for s in specs}
+    return problem_of(plan.schema, [(s.name, s.by) for s in specs], noisy, variances)
+
+
+def problem_of(
+    schema: Schema,
+    tables: Sequence[tuple[str, tuple[str, ...]]],
+    values: dict[str, np.ndarray],
+    variances: dict[str, float],
+) -> Problem:
+    """Tables (name, by) with their values and per-cell variance, as one problem."""
+    bys = tuple(by for _, by in tables)
+    workload = Workload(schema, bys)
+    for index, (name, _) in enumerate(tables):
+        counts = values.get(name)
+        if counts is None or counts.shape != (workload.cells(index),):
+            raise InternalError(f"noisy counts of table '{name}' do not match the plan")
     return Problem(
-        names=tuple(spec.name for spec in specs),
+        names=tuple(name for name, _ in tables),
         workload=workload,
         constraints=build_constraints(workload),
-        measured=np.concatenate([noisy[s.name].astype(np.float64) for s in specs]),
-        variances=np.concatenate(variances),
+        measured=np.concatenate([values[name].astype(np.float64) for name, _ in tables]),
+        variances=np.concatenate(
+            [np.full(workload.cells(i), variances[name]) for i, (name, _) in enumerate(tables)]
+        ),
     )
 
 
 def consistent_pipeline(
-    problem: Problem, settings: Postprocess, rounding: RoundingMethod = "auto"
+    problem: Problem,
+    settings: Postprocess,
+    rounding: RoundingMethod = "auto",
+    pinned: dict[int, float] | None = None,
 ) -> PostprocessResult:
-    """The four steps with ``consistent`` on: every step keeps the constraints exactly."""
+    """The four steps with ``consistent`` on: every step keeps the constraints exactly.
+
+    `pinned` (cell index → value) holds cells at a value: their bounds are that value, so the
+    other steps move counts around them (`dprelease.postprocess.derived` pins the grand total).
+    """
     constraints = problem.constraints
     applied = ["consistent"]
     skipped: list[str] = []
@@ -136,17 +156,18 @@ def consistent_pipeline(
     if settings.nonnegative:
         lower_bound = max(lower_bound, 0.0)
     size = problem.measured.size
-    lower = np.full(size, lower_bound)
-    upper = np.full(size, upper_bound)
-    if wants_clamp or settings.nonnegative:
+    pins = pinned or {}
+    lower = _pin(np.full(size, lower_bound), pins)
+    upper = _pin(np.full(size, upper_bound), pins)
+    if wants_clamp or settings.nonnegative or pins:
         estimate = bounded_projection(
             constraints, problem.measured, problem.variances, lower, upper
         )
         if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
             skipped.append("clamp")
             wants_clamp = False
-            lower = np.full(size, 0.0 if settings.nonnegative else -math.inf)
-            upper = np.full(size, math.inf)
+            lower = _pin(np.full(size, 0.0 if settings.nonnegative else -math.inf), pins)
+            upper = _pin(np.full(size, math.inf), pins)
             estimate = bounded_projection(
                 constraints, problem.measured, problem.variances, lower, upper
             )
@@ -164,6 +185,12 @@ def consistent_pipeline(
         )
         applied.append("integer")
     return PostprocessResult(problem.split(estimate), tuple(applied), tuple(skipped), method)
+
+
+def _pin(bounds: np.ndarray, pins: dict[int, float]) -> np.ndarray:
+    for index, value in pins.items():
+        bounds[index] = value
+    return bounds
 
 
 def postprocess(

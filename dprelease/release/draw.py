@@ -23,6 +23,7 @@ from dprelease.postprocess.accuracy import (
     TableAccuracy,
     accuracy_after_postprocessing,
 )
+from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
 from dprelease.postprocess.pipeline import postprocess
 from dprelease.release.noise import preview_noise, secure_noisy_counts
 
@@ -41,6 +42,18 @@ class NoisyTable:
 
 
 @dataclass(frozen=True)
+class NoisyMeasurement:
+    """One measured marginal and its raw noisy counts (what `measurements/` holds)."""
+
+    budget: TableBudget
+    noisy_counts: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return self.budget.name
+
+
+@dataclass(frozen=True)
 class Release:
     """A differentially private release, safe to export: it holds no true count and no seed."""
 
@@ -52,6 +65,7 @@ class Release:
     created: str
     # simulated from the measurements only (safe to publish); empty when not computed
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
+    measurements: tuple[NoisyMeasurement, ...] = ()
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -69,6 +83,7 @@ class Preview:
     steps_skipped: tuple[str, ...]
     # filled only when draw_preview is asked for simulations (it costs seconds)
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
+    measurements: tuple[NoisyMeasurement, ...] = ()
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -78,30 +93,48 @@ def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
             raise InternalError(f"true counts of table '{spec.name}' do not match the plan")
 
 
+@dataclass(frozen=True)
+class _Drawn:
+    tables: tuple[NoisyTable, ...]
+    measurements: tuple[NoisyMeasurement, ...]
+    applied: tuple[str, ...]
+    skipped: tuple[str, ...]
+
+
 def _noisy_tables(
     plan: Plan,
     allocation: Allocation,
     true_counts: TrueCounts,
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
-) -> tuple[tuple[NoisyTable, ...], tuple[str, ...], tuple[str, ...]]:
+) -> _Drawn:
+    """Noise on every measurement once, then the published tables from them."""
     _check_counts(plan, true_counts)
-    noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
-    result = postprocess(plan, allocation, noisy)
+    if allocation.derived:
+        measurement_set = MeasurementSet(plan, allocation)
+        truths = measurement_set.true_measurements(true_counts.counts)
+        noisy = {m.name: add_noise(truths[m.name], m) for m in allocation.measurements}
+        raw = measurement_set.estimate(noisy)
+        result = derived_postprocess(plan, allocation, raw)
+    else:
+        noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
+        raw = noisy
+        result = postprocess(plan, allocation, noisy)
     tables = tuple(
         NoisyTable(
-            budget=t, noisy_counts=noisy[t.name], released_counts=result.released_counts[t.name]
+            budget=t, noisy_counts=raw[t.name], released_counts=result.released_counts[t.name]
         )
         for t in allocation.tables
     )
-    return tables, result.steps_applied, result.steps_skipped
+    measurements = tuple(NoisyMeasurement(m, noisy[m.name]) for m in allocation.measurements)
+    return _Drawn(tables, measurements, result.steps_applied, result.steps_skipped)
 
 
 def _accuracy(
-    tables: tuple[NoisyTable, ...], plan: Plan, allocation: Allocation, simulations: int
+    drawn: _Drawn, plan: Plan, allocation: Allocation, simulations: int
 ) -> dict[str, TableAccuracy]:
     if simulations <= 0:
         return {}
-    noisy = {t.name: t.noisy_counts for t in tables}
+    noisy = {m.name: m.noisy_counts for m in drawn.measurements}
     return accuracy_after_postprocessing(plan, allocation, noisy, simulations=simulations)
 
 
@@ -123,10 +156,19 @@ def draw_release(
         sens = table.sensitivity
         return secure_noisy_counts(counts, table.noise, sens.l1, sens.l2_squared)
 
-    tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, secure)
+    drawn = _noisy_tables(plan, allocation, true_counts, secure)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    accuracy = _accuracy(tables, plan, allocation, simulations)
-    return Release(plan, allocation, tables, applied, skipped, created, accuracy=accuracy)
+    accuracy = _accuracy(drawn, plan, allocation, simulations)
+    return Release(
+        plan,
+        allocation,
+        drawn.tables,
+        drawn.applied,
+        drawn.skipped,
+        created,
+        accuracy=accuracy,
+        measurements=drawn.measurements,
+    )
 
 
 def draw_preview(
@@ -148,6 +190,15 @@ def draw_preview(
         noisy: np.ndarray = counts + preview_noise(table.noise, counts.size, generator)
         return noisy
 
-    tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, fast)
-    accuracy = _accuracy(tables, plan, allocation, simulations)
-    return Preview(plan, allocation, tables, true_counts, applied, skipped, accuracy)
+    drawn = _noisy_tables(plan, allocation, true_counts, fast)
+    accuracy = _accuracy(drawn, plan, allocation, simulations)
+    return Preview(
+        plan,
+        allocation,
+        drawn.tables,
+        true_counts,
+        drawn.applied,
+        drawn.skipped,
+        accuracy,
+        measurements=drawn.measurements,
+    )

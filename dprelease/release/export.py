@@ -23,9 +23,11 @@ from typing import Any
 import numpy as np
 
 from dprelease import __version__
+from dprelease.accounting.allocated import equivalent_noise
 from dprelease.errors import InternalError, ReleaseError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn
+from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.draw import NoisyTable, Release
 from dprelease.release.report import report_html
@@ -44,17 +46,36 @@ def _number(value: Any) -> str:
     return f"{float(value):.10g}"
 
 
-def _table_csv(plan: Plan, table: NoisyTable, values: np.ndarray, with_std: bool) -> bytes:
-    spec = table.budget.spec
+def _table_csv(plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str]) -> bytes:
+    """by-columns…, count, then one constant column (`moe` of a table, `noise_std` of a
+    measurement)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    header = [csv_safe(name) for name in spec.by] + ["count"]
-    writer.writerow([*header, "noise_std"] if with_std else header)
-    std = _number(table.budget.noise.std)
+    name, value_text = extra
+    writer.writerow([csv_safe(column) for column in spec.by] + ["count", name])
     for labels, value in zip(spec.cell_labels(plan.schema), values.tolist(), strict=True):
-        row = [csv_safe(label) for label in labels] + [_number(value)]
-        writer.writerow([*row, std] if with_std else row)
+        writer.writerow([csv_safe(label) for label in labels] + [_number(value), value_text])
     return buffer.getvalue().encode("utf-8")
+
+
+def released_error(release: Release, table: NoisyTable) -> dict[str, Any]:
+    """Standard error and margin of error of a table's *released* counts (per cell).
+
+    Exact where no step moves counts off the (least-squares) estimate, else from the
+    simulation; the margin uses the noise family of the measurements at that variance.
+    Without a simulation, the raw estimate's figures (exact)."""
+    accuracy = release.accuracy.get(table.name)
+    budget = table.budget
+    rmse = budget.expected_rmse if accuracy is None else accuracy.rmse_postprocessed
+    exact = accuracy is None or accuracy.exact
+    alpha = 1 - release.allocation.confidence
+    moe = equivalent_noise(budget.noise.mechanism, rmse**2).moe(alpha) if rmse > 0 else 0.0
+    return {
+        "standard_error": rmse,
+        "moe": moe,
+        "bias": 0.0 if accuracy is None else accuracy.bias_postprocessed,
+        "method": "exact" if exact else "simulated",
+    }
 
 
 def _software() -> dict[str, str]:
@@ -71,12 +92,18 @@ def release_metadata(release: Release) -> dict[str, Any]:
     """Everything `plan --json` prints, plus post-processing, files, time and versions."""
     plan = release.plan
     meta = release.allocation.to_dict()
-    for entry in meta["tables"]:
+    for entry, table in zip(meta["tables"], release.tables, strict=True):
         entry["file"] = f"tables/{entry['name']}.csv"
-        entry["measurement_file"] = f"measurements/{entry['name']}.csv"
+        measured_as = table.budget.measured_as
+        entry["measurement_file"] = (
+            None if measured_as is None else f"measurements/{measured_as}.csv"
+        )
+        entry["released"] = released_error(release, table)
         accuracy = release.accuracy.get(entry["name"])
         if accuracy is not None:
             entry["accuracy"] = accuracy.to_dict()
+    for entry in meta["measurements"]:
+        entry["file"] = f"measurements/{entry['name']}.csv"
     meta["postprocess"] = {
         **plan.postprocess.to_dict(),
         "step_order": list(STEP_ORDER),
@@ -117,12 +144,16 @@ def release_files(release: Release) -> dict[str, bytes]:
             json.dumps(release_metadata(release), indent=2, ensure_ascii=False) + "\n"
         ).encode("utf-8")
     }
+    plan = release.plan
     for table in release.tables:
+        moe = _number(released_error(release, table)["moe"])
         files[f"tables/{table.name}.csv"] = _table_csv(
-            release.plan, table, table.released_counts, with_std=False
+            plan, table.budget.spec, table.released_counts, ("moe", moe)
         )
-        files[f"measurements/{table.name}.csv"] = _table_csv(
-            release.plan, table, table.noisy_counts, with_std=True
+    for measured in release.measurements:
+        std = _number(measured.budget.noise.std)
+        files[f"measurements/{measured.name}.csv"] = _table_csv(
+            plan, measured.budget.spec, measured.noisy_counts, ("noise_std", std)
         )
     files["report.html"] = report_html(release).encode("utf-8")
     return files

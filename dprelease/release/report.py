@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 ACCOUNTING_NAMES = {
     "pure": "pure ε-DP, basic composition",
-    "approx": "(ε, δ)-DP, basic composition",
+    "approx": "(ε, δ)-DP, Gaussian noise",
     "advanced": "ε-DP mechanisms, advanced composition (or basic where tighter)",
     "zcdp": "zero-concentrated DP (ρ), converted to (ε, δ) once",
 }
@@ -46,9 +46,10 @@ def _total_line(release: Release) -> str:
     return ", ".join(parts)
 
 
-def _budget_rows(release: Release) -> str:
+def _budget_rows(release: Release, measured: bool = False) -> str:
     rows = []
-    for table in release.allocation.tables:
+    allocation = release.allocation
+    for table in allocation.measurements if measured else allocation.tables:
         rows.append(
             "<tr>"
             f"<td>{escape(table.name)}</td>"
@@ -59,9 +60,32 @@ def _budget_rows(release: Release) -> str:
             f"<td>{_fmt(table.rho)}</td>"
             f"<td>{_fmt(table.noise.scale)}</td><td>{_fmt(table.noise.std)}</td>"
             f"<td>{_fmt(table.moe)}</td><td>{_fmt(table.moe_table)}</td>"
-            "</tr>"
+            + ("" if measured else f"<td>{_fmt(_released_moe(release, table.name))}</td>")
+            + "</tr>"
         )
     return "\n".join(rows)
+
+
+def _released_moe(release: Release, name: str) -> float:
+    from dprelease.release.export import released_error
+
+    return float(released_error(release, release.table(name))["moe"])
+
+
+def _measurements_section(release: Release) -> str:
+    allocation = release.allocation
+    if not allocation.derived:
+        return ""
+    return f"""<h2>What was measured</h2>
+<p>To make the published tables as accurate as the budget allows, the release measured the
+marginals below (strategy: auto) and derived every published table from them by least squares:
+a table implied by a finer measurement (sex by age × sex) costs no budget of its own. The raw
+measurements are in <code>measurements/</code>.</p>
+<table><thead><tr><th>measurement</th><th>by</th><th>cells</th><th>mechanism</th><th>ε</th>
+<th>δ</th><th>ρ</th><th>noise scale</th><th>noise std</th><th>MoE per cell</th>
+<th>MoE whole table</th></tr></thead><tbody>
+{_budget_rows(release, measured=True)}
+</tbody></table>"""
 
 
 def _accuracy_section(release: Release) -> str:
@@ -75,7 +99,9 @@ def _accuracy_section(release: Release) -> str:
             f"<td>{_fmt(acc.bias_postprocessed, 2)}</td><td>{acc.simulations}</td></tr>"
         )
     return f"""<h2>Accuracy after post-processing</h2>
-<p>Estimated by simulation from the released measurements only: fresh noise with each table's
+<p>The raw figures are exact (the estimates before post-processing are unbiased, with a known
+variance). The post-processed ones are exact where post-processing is linear, otherwise
+estimated by simulation from the released measurements only: fresh noise with each measurement's
 known distribution is added to a consistent, non-negative estimate built from the measurements,
 the same post-processing is run, and the errors per cell are averaged. RMSE is the typical
 error of one cell; bias is the mean error (positive: counts too high on average).
@@ -131,12 +157,15 @@ says nothing about the quality of the data themselves.</p>
 </div>
 <h2>Tables, budget and accuracy</h2>
 <p>Margins of error hold with {confidence} confidence: "per cell" for any one cell, "whole table"
-for all cells of the table at once. They describe the noise in the raw measurements.</p>
+for all cells of the table at once. "Noise std" and the first two margins describe each table's
+estimate before post-processing (exact); "MoE released" is the per-cell margin of the published
+counts, after post-processing (the <code>moe</code> column of each table's CSV).</p>
 <table><thead><tr><th>table</th><th>by</th><th>cells</th><th>mechanism</th><th>ε</th><th>δ</th>
 <th>ρ</th><th>noise scale</th><th>noise std</th><th>MoE per cell</th><th>MoE whole table</th>
-</tr></thead><tbody>
+<th>MoE released</th></tr></thead><tbody>
 {_budget_rows(release)}
 </tbody></table>
+{_measurements_section(release)}
 <h2>Post-processing</h2>
 <p>Steps applied, in order: {escape(steps)}. Post-processing reads only the noisy
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>

@@ -37,6 +37,14 @@ class AccountantChoice:
         other = next(s for s in self.strategies if s.accounting == accounting)
         return other.workload_error / self.chosen.workload_error
 
+    def to_dict(self) -> dict[str, object]:
+        """For `plan --json`: the winner and each candidate's expected weighted per-cell MSE."""
+        return {
+            "winner": self.winner,
+            "expected_mse": {s.accounting: s.workload_error for s in self.strategies},
+            "summary": self.summary(),
+        }
+
     def summary(self) -> str:
         """One line for the Budget page: who won and by how much."""
         others = [s.accounting for s in self.strategies if s.accounting != self.winner]

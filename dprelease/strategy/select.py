@@ -200,6 +200,7 @@ def _noises(
     sens: Sensitivity,
     epsilon: float,
     delta: float | None,
+    rho: float | None = None,
 ) -> tuple[list[float], list[Noise], float | None]:
     """Round the shape into shares that fit exactly, and the noise each share buys."""
     if accounting == "pure":
@@ -214,7 +215,8 @@ def _noises(
     if delta is None:
         raise BudgetError(f"{accounting} accounting needs delta.")
     if accounting == "zcdp":
-        rho, _ = epsilon_to_zcdp(epsilon, delta)
+        if rho is None:
+            rho, _ = epsilon_to_zcdp(epsilon, delta)
         shares = _fit([rho * q for q in shape], Fraction(rho))
         noises = [
             Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(s, sens.l2_squared))
@@ -242,8 +244,12 @@ def select_strategy(
     epsilon: float,
     delta: float | None = None,
     kind: StrategyKind = "auto",
+    *,
+    rho: float | None = None,
 ) -> Strategy:
-    """Measurements, their noise, and every table's exact expected LS error."""
+    """Measurements, their noise, and every table's exact expected LS error.
+
+    Under zcdp the total ρ is `rho` when given, else ρ(ε, δ) by the CKS bound."""
     if not tables:
         raise PlanError("The plan has no tables to measure.")
     domain = build_domain(schema, [t.by for t in tables])
@@ -263,7 +269,7 @@ def select_strategy(
     else:
         shape = _gaussian_shape(domain, workload, weights, kind)
     used = [j for j, q in enumerate(shape) if q > 0]
-    shares, noises, rho = _noises(accounting, [shape[j] for j in used], sens, epsilon, delta)
+    shares, noises, rho = _noises(accounting, [shape[j] for j in used], sens, epsilon, delta, rho)
     precisions = np.zeros(len(model.candidates))
     for j, noise in zip(used, noises, strict=True):
         precisions[j] = 1 / noise.variance

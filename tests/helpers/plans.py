@@ -21,7 +21,13 @@ BASE: dict[str, Any] = {
         {"name": "age_by_sex", "by": ["age", "sex"], "weight": 4},
         {"name": "race", "by": ["race"], "weight": 9},
     ],
-    "budget": {"accounting": "zcdp", "epsilon": 1.0, "delta": 1e-10, "allocation": "equal"},
+    "budget": {
+        "accounting": "zcdp",
+        "epsilon": 1.0,
+        "delta": 1e-10,
+        "allocation": "equal",
+        "strategy": "workload",
+    },
 }
 
 

@@ -32,7 +32,13 @@ def geo_plan(tables: list[dict[str, Any]], columns: dict[str, Any] | None = None
         "version": 1,
         "columns": columns or GEO_COLUMNS,
         "tables": tables,
-        "budget": {"accounting": "zcdp", "epsilon": 1.0, "delta": 1e-10, "allocation": "equal"}
+        "budget": {
+            "accounting": "zcdp",
+            "epsilon": 1.0,
+            "delta": 1e-10,
+            "allocation": "equal",
+            "strategy": "workload",
+        }
         | budget,
     }
     plan = parse_plan(raw)

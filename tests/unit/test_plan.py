@@ -160,11 +160,20 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
     from dprelease.plan.fields import BUDGET_KEYS, POSTPROCESS_KEYS, TABLE_KEYS, UNIT_KEYS
     from dprelease.plan.model import Budget, Plan, default_of
 
-    assert BUDGET_KEYS == ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
+    assert BUDGET_KEYS == (
+        "accounting",
+        "epsilon",
+        "delta",
+        "rho",
+        "allocation",
+        "confidence",
+        "strategy",
+    )
     assert TABLE_KEYS == ("name", "by", "weight", "epsilon", "rho", "delta", "target")
     assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent")
     assert UNIT_KEYS == ("kind", "column", "max_rows")
-    assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("zcdp", 0.95)
+    assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("auto", 0.95)
+    assert default_of(Budget, "strategy") == "auto"
     assert default_of(Plan, "neighbors") == "add_remove"
     with pytest.raises(KeyError):
         default_of(Plan, "schema")  # required: no default
@@ -172,8 +181,8 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
     draft["tables"] = [{"name": "sex", "by": ["sex"]}]
     plan = parse_plan(draft)
     assert (plan.budget.accounting, plan.budget.allocation, plan.budget.confidence) == (
-        "zcdp",
-        "equal",
+        "auto",
+        "optimal",
         0.95,
     )
     assert (plan.unit.kind, plan.unit.max_rows, plan.neighbors) == ("row", 1, "add_remove")

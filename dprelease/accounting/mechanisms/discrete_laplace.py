@@ -28,6 +28,11 @@ def laplace_scale(epsilon: float, l1: int) -> float:
     """Smallest float b with Δ₁ / b ≤ ε exactly."""
     if not epsilon > 0:
         raise BudgetError(f"A table's epsilon must be greater than 0, got {quote(epsilon)}.")
+    if not math.isfinite(l1 / epsilon):
+        raise BudgetError(
+            f"A table's epsilon of {quote(epsilon)} is too small to calibrate noise for; "
+            "raise the budget."
+        )
     return scale_up_until(l1 / epsilon, lambda b: laplace_epsilon(b, l1) <= Fraction(epsilon))
 
 
