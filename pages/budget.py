@@ -16,7 +16,7 @@ from dprelease.errors import DPReleaseError
 from dprelease.plan.parse import parse_plan
 from ui import charts
 from ui.budget_inputs import budget_inputs
-from ui.budget_table import budget_table
+from ui.budget_table import budget_table, measurement_rows
 from ui.epsilon_risk import epsilon_risk
 from ui.markdown import md
 from ui.state import current_allocation, plan_key, workspace
@@ -48,7 +48,19 @@ if total.rho is not None:
     summary += f" (ρ = {total.rho:.4g} under zCDP)"
 st.markdown(summary + f", composed by {total.composition} composition.")
 epsilon_risk(total.epsilon, total.delta)
+if allocation.accountant_choice is not None:
+    st.info(md(f"accounting: auto — {allocation.accountant_choice.summary()}"))
 budget_table(ws, plan, allocation)
+if allocation.derived:
+    st.caption(
+        f"strategy: auto measures {len(allocation.measurements)} marginals and derives all "
+        f"{len(allocation.tables)} published tables from them by least squares ('derived' "
+        "tables cost no budget of their own); 'expected RMSE' is each published table's exact "
+        "per-cell error before post-processing. Locks and equal/weighted splits measure the "
+        "tables as listed (strategy: workload)."
+    )
+    with st.expander("What the release measures", expanded=False):
+        st.dataframe(measurement_rows(allocation), key="measurement_table", hide_index=True)
 
 # --- charts ---------------------------------------------------------------------------------
 plan_text = plan_key(ws)

@@ -18,15 +18,16 @@ from ui.markdown import md
 from ui.state import Workspace
 
 ACCOUNTINGS = {
+    "auto": "auto: the accountant with the least expected error",
     "zcdp": "zCDP (Gaussian noise; tightest for many tables)",
     "pure": "pure ε-DP (Laplace noise, δ = 0)",
-    "approx": "approximate (ε, δ) (Gaussian noise, basic composition)",
+    "approx": "approximate (ε, δ) (Gaussian noise, composed exactly)",
     "advanced": "advanced composition (Laplace noise, (ε, δ))",
 }
 ALLOCATIONS = {
     "equal": "equal: every table the same share",
     "weighted": "weighted: shares follow table weights",
-    "optimal": "optimal: least weighted total variance",
+    "optimal": "optimal: least weighted error of the published tables",
     "targets": "targets: just enough for each table's accuracy target",
 }
 _SLIDER = tuple(float(f"{v:.2g}") for v in np.geomspace(0.01, 20, 34))
@@ -62,13 +63,13 @@ def budget_inputs(ws: Workspace) -> None:
     def on_accounting() -> None:
         chosen = st.session_state["accounting"]
         changes: dict[str, object] = {"accounting": chosen}
-        if chosen != "zcdp" and rho is not None:  # ρ is only for zCDP: carry on in ε
+        if chosen not in ("zcdp", "auto") and rho is not None:  # ρ is zCDP's: carry on in ε
             changes.update(rho=None, epsilon=epsilon or 1.0)
         if chosen != "pure" and budget.get("delta") is None:
             changes["delta"] = 1e-10
         _set(ws, **changes)
 
-    top = st.columns(3)
+    top = st.columns(4)
     top[0].selectbox(
         "Accounting",
         list(ACCOUNTINGS),
@@ -85,6 +86,19 @@ def budget_inputs(ws: Workspace) -> None:
         format_func=ALLOCATIONS.__getitem__,
         key="allocation",
         on_change=lambda: _set(ws, allocation=st.session_state["allocation"]),
+    )
+    top[3].selectbox(
+        "Strategy",
+        ["auto", "workload"],
+        index=["auto", "workload"].index(budget.get("strategy", default_of(Budget, "strategy"))),
+        format_func={
+            "auto": "auto: measure what makes the tables most accurate",
+            "workload": "workload: measure the tables as listed",
+        }.__getitem__,
+        key="strategy",
+        on_change=lambda: _set(ws, strategy=st.session_state["strategy"]),
+        help="auto may measure finer or coarser tables than it publishes and derive the "
+        "published tables from them by least squares.",
     )
     top[2].slider(
         "Confidence of the margins of error",

@@ -28,8 +28,28 @@ def budget_rows(allocation: Allocation) -> pd.DataFrame:
                 "noise std": t.noise.std,
                 f"MoE per cell ({confidence})": t.moe,
                 "MoE whole table": t.moe_table,
+                "expected RMSE": t.expected_rmse,
+                "measured": "yes" if t.measured_as else "derived",
             }
             for t in allocation.tables
+        ]
+    )
+
+
+def measurement_rows(allocation: Allocation) -> pd.DataFrame:
+    """What the release measures under strategy auto (the published tables derive from it)."""
+    return pd.DataFrame(
+        [
+            {
+                "measurement": m.name,
+                "columns": " × ".join(m.spec.by) or "(total)",
+                "cells": m.cells,
+                "mechanism": m.noise.mechanism,
+                "ε": m.epsilon,
+                "ρ": m.rho,
+                "noise std": m.noise.std,
+            }
+            for m in allocation.measurements
         ]
     )
 
@@ -40,7 +60,8 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
         frame,
         key="budget_table_" + "".join("1" if locked else "0" for locked in frame["locked"]),
         hide_index=True,
-        disabled=[c for c in frame.columns if c != "locked"],
+        # under strategy auto a published table has no budget of its own to lock
+        disabled=[c for c in frame.columns if c != "locked" or allocation.derived],
         column_config={
             "locked": st.column_config.CheckboxColumn(
                 help="Lock a table at its current budget; the others share the rest."
@@ -49,7 +70,7 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
         },
         width="stretch",
     )
-    unit = "rho" if plan.budget.accounting == "zcdp" else "epsilon"
+    unit = "rho" if allocation.accounting == "zcdp" else "epsilon"
     for table, was, now in zip(allocation.tables, frame["locked"], edited["locked"], strict=True):
         if bool(was) != bool(now):
             value = getattr(table, unit) if now else None

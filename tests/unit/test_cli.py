@@ -50,7 +50,7 @@ def test_release_zip_and_directory_are_complete_and_fresh(tmp_path):
     assert {f"tables/{t['name']}.csv" for t in meta["tables"]} <= names
     assert {f"measurements/{t['name']}.csv" for t in meta["tables"]} <= names
     on_disk = (second / "tables" / "county_by_sex.csv").read_bytes()
-    assert zipped.splitlines()[0] == on_disk.splitlines()[0] == b"county,sex,count"
+    assert zipped.splitlines()[0] == on_disk.splitlines()[0] == b"county,sex,count,moe"
     assert len(zipped.splitlines()) == len(on_disk.splitlines()) == 3143 * 2 + 1
     assert zipped != on_disk  # fresh noise each time
     assert "seed" not in json.dumps(meta).lower()

@@ -108,8 +108,10 @@ def test_cli_release_with_consistency_writes_steps_and_accuracy(tmp_path):
     for entry in meta["tables"]:
         accuracy = entry["accuracy"]
         assert set(accuracy) == {
-            "rmse_raw", "rmse_postprocessed", "bias_raw", "bias_postprocessed", "simulations"
+            "rmse_raw", "rmse_postprocessed", "bias_raw", "bias_postprocessed", "simulations",
+            "method",
         }  # fmt: skip
+        assert accuracy["bias_raw"] == 0.0 and accuracy["method"] == "simulated"
         assert accuracy["simulations"] >= 3
     report = (out / "report.html").read_text()
     assert "Accuracy after post-processing" in report

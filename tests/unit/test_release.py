@@ -76,13 +76,13 @@ def test_files_hold_no_true_count_no_row_count_no_seed(sample):
     for name, content in files.items():
         if name.endswith(".csv"):
             rows = list(csv.reader(io.StringIO(content.decode())))
-            values = [float(r[-2] if name.startswith("measurements") else r[-1]) for r in rows[1:]]
+            values = [float(r[-2]) for r in rows[1:]]  # count, then moe or noise_std
             assert total_rows not in values, name
     assert str(total_rows) not in files["metadata.json"].decode()
     assert str(total_rows) not in files["report.html"].decode()
     # a true table never comes out whole: the released counts differ from the truth
     released = next(csv.reader(io.StringIO(files["tables/state.csv"].decode())))
-    assert released == ["state", "count"]
+    assert released == ["state", "count", "moe"]
     assert {t["file"] for t in meta["tables"]} == {n for n in files if n.startswith("tables/")}
 
 
@@ -90,14 +90,14 @@ def test_every_cell_in_domain_order_with_labels(sample):
     plan, true_counts = sample
     files = release_files(draw_release(plan, true_counts))
     rows = list(csv.reader(io.StringIO(files["tables/age_by_sex.csv"].decode())))
-    assert rows[0] == ["age", "sex", "count"]
+    assert rows[0] == ["age", "sex", "count", "moe"]
     assert [r[:2] for r in rows[1:3]] == [["[0, 5)", "Female"], ["[0, 5)", "Male"]]
     assert rows[-1][0].endswith("]")  # the last bin is closed
     assert len(rows) == 1 + plan.table("age_by_sex").cells(plan.schema)
     measured = list(csv.reader(io.StringIO(files["measurements/age_by_sex.csv"].decode())))
     assert measured[0] == ["age", "sex", "count", "noise_std"]
     total = list(csv.reader(io.StringIO(files["tables/total.csv"].decode())))
-    assert total[0] == ["count"] and len(total) == 2
+    assert total[0] == ["count", "moe"] and len(total) == 2
 
 
 def test_formula_like_labels_are_escaped(tmp_path):
