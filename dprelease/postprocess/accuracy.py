@@ -67,14 +67,24 @@ def _moves_counts(settings: Postprocess) -> bool:
     return settings.nonnegative or settings.integer or lower is not None or upper is not None
 
 
-def _exact(allocation: Allocation, settings: Postprocess) -> dict[str, TableAccuracy] | None:
+def _exact(
+    plan: Plan, allocation: Allocation, settings: Postprocess
+) -> dict[str, TableAccuracy] | None:
     """Exact figures when only linear steps run: the noise itself, or the LS estimate."""
     if _moves_counts(settings):
         return None
-    if settings.consistent and not allocation.derived and len(allocation.tables) > 1:
-        return None  # consistency over the listed tables: simulated (no error model here)
+    after = {t.name: t.expected_rmse for t in allocation.tables}
+    if settings.consistent and not allocation.derived:
+        # least squares over the listed tables (scipy-backed model: imported only here)
+        from dprelease.strategy.listed import consistent_rmse
+
+        listed = [(t.name, t.spec.by, t.noise.variance) for t in allocation.tables]
+        found = consistent_rmse(plan.schema, listed)
+        if found is None:
+            return None
+        after = found
     return {
-        t.name: TableAccuracy(t.expected_rmse, t.expected_rmse, 0.0, 0.0, 0, exact=True)
+        t.name: TableAccuracy(t.expected_rmse, after[t.name], 0.0, 0.0, 0, exact=True)
         for t in allocation.tables
     }
 
@@ -96,7 +106,7 @@ def accuracy_after_postprocessing(
     before `MIN_SIMULATIONS`); each entry says how many ran.
     """
     settings = settings or plan.postprocess
-    exact = _exact(allocation, settings)
+    exact = _exact(plan, allocation, settings)
     if exact is not None:
         return exact
     generator = rng or np.random.default_rng()

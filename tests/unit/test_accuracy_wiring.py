@@ -190,3 +190,33 @@ def test_release_writes_measurements_moe_and_exact_raw_errors():
         assert entry["accuracy"]["bias_raw"] == 0.0
     sex = release.table("sex")
     assert sex.released_counts.sum() == pytest.approx(release.table("total").released_counts[0])
+
+
+def test_consistency_over_listed_tables_reports_its_exact_error():
+    from dprelease.postprocess.accuracy import accuracy_after_postprocessing
+    from dprelease.postprocess.pipeline import postprocess
+
+    raw = plan_dict()
+    raw["tables"] = TABLES
+    raw["postprocess"] = {"nonnegative": False, "integer": False, "consistent": True}
+    plan = parse_plan(raw)  # zcdp, equal, strategy: workload
+    allocation = allocate(plan)
+    counts = true_counts(plan)
+    noisy = {t.name: counts.counts[t.name].astype(float) for t in allocation.tables}
+    exact = accuracy_after_postprocessing(plan, allocation, noisy)
+    assert all(a.exact for a in exact.values())
+    rng = np.random.default_rng(5)
+    squares = {t.name: 0.0 for t in allocation.tables}
+    runs = 300
+    for _ in range(runs):
+        draw = {
+            t.name: counts.counts[t.name] + rng.normal(0, t.noise.std, t.cells)
+            for t in allocation.tables
+        }
+        released = postprocess(plan, allocation, draw).released_counts
+        for t in allocation.tables:
+            squares[t.name] += float(np.sum((released[t.name] - counts.counts[t.name]) ** 2))
+    for t in allocation.tables:
+        empirical = math.sqrt(squares[t.name] / (runs * t.cells))
+        assert empirical == pytest.approx(exact[t.name].rmse_postprocessed, rel=0.1), t.name
+        assert exact[t.name].rmse_postprocessed <= t.noise.std * (1 + 1e-9)
