@@ -33,7 +33,7 @@ def _table(budget, neighbors="add_remove", unit=None, tables=1):
     raw = {
         "columns": {"sex": {"kind": "categorical", "domain": ["F", "M"]}},
         "tables": [{"name": f"t{i}", "by": ["sex"]} for i in range(tables)],
-        "budget": budget,
+        "budget": {**budget, "strategy": "workload"},  # each accountant's own mechanism
         "neighbors": neighbors,
     }
     if unit is not None:
