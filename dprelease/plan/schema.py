@@ -137,13 +137,15 @@ class CategoricalColumn:
         """The codebook label of a code's text, or "" when the plan gives it none."""
         return (self.value_labels or {}).get(code, "")
 
+    def display(self, code: str) -> str:
+        """What the dashboard shows for a code: "label (code)", or the code if unlabelled."""
+        label = self.label_of(code)
+        return f"{label} ({code})" if label else code
+
     @property
     def display_labels(self) -> tuple[str, ...]:
-        """What the dashboard shows for each code, in domain order: "label (code)" where the
-        plan labels the code, the code alone otherwise."""
-        return tuple(
-            f"{label} ({code})" if (label := self.label_of(code)) else code for code in self.labels
-        )
+        """`display` of every code, in domain order."""
+        return tuple(self.display(code) for code in self.labels)
 
     @property
     def numeric_domain(self) -> bool:
