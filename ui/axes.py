@@ -41,7 +41,7 @@ def log_ticks(values: Iterable[float]) -> tuple[list[float], list[str]]:
         return [], []
     low, high = min(positive), max(positive)
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    span = last - first
+    span = math.ceil(math.log10(high / low) - 1e-9)  # decades the values really span
     mantissas: tuple[int, ...] = next((m for s, m in MANTISSAS_BY_SPAN if span <= s), (1,))
     step = max(1, math.ceil(span / 8))  # at most about eight labelled powers of ten
     ticks = [
