@@ -23,6 +23,14 @@ def coded_app():
     return app
 
 
+def label_sex(app):
+    keyed(app.selectbox, "kind_SEX_").set_value("categorical").run()
+    keyed(app.text_area, "domain_SEX_").set_value("1\n2")
+    keyed(app.text_area, "labels_SEX_").set_value("1 = Male\n2 = Female")
+    submit(app, "cat_form_SEX_")
+    return app
+
+
 def test_a_codebook_with_a_label_column_declares_domain_and_labels():
     app = coded_app()
     column = workspace(app).plan["columns"]["STATE"]
@@ -38,11 +46,7 @@ def test_a_codebook_with_a_label_column_declares_domain_and_labels():
 
 
 def test_the_labels_box_sets_labels_refuses_bad_ones_and_a_domain_edit_keeps_them():
-    app = coded_app()
-    keyed(app.selectbox, "kind_SEX_").set_value("categorical").run()
-    keyed(app.text_area, "domain_SEX_").set_value("1\n2")
-    keyed(app.text_area, "labels_SEX_").set_value("1 = Male\n2 = Female")
-    submit(app, "cat_form_SEX_")
+    app = label_sex(coded_app())
     assert workspace(app).plan["columns"]["SEX"]["labels"] == {"1": "Male", "2": "Female"}
 
     before = json.dumps(workspace(app).plan, sort_keys=True)
@@ -63,11 +67,7 @@ def test_the_labels_box_sets_labels_refuses_bad_ones_and_a_domain_edit_keeps_the
 
 
 def test_preview_chart_shows_label_and_code_on_a_category_axis():
-    app = coded_app()
-    keyed(app.selectbox, "kind_SEX_").set_value("categorical").run()
-    keyed(app.text_area, "domain_SEX_").set_value("1\n2")
-    keyed(app.text_area, "labels_SEX_").set_value("1 = Male\n2 = Female")
-    submit(app, "cat_form_SEX_")
+    app = label_sex(coded_app())
     go(app, "pages/tables.py")
     app.multiselect(key="new_table_by").set_value(["STATE", "SEX"])
     submit(app, "add_table_form")

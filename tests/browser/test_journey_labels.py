@@ -15,7 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from helpers.browser import CHROMIUM_FLAGS, ROOT, chromium_path, streamlit_server, wait_idle
+from helpers.browser import (
+    CHROMIUM_FLAGS,
+    ROOT,
+    chromium_path,
+    create_and_download_release,
+    go,
+    streamlit_server,
+    wait_idle,
+)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [
@@ -55,12 +63,6 @@ def import_codebook(page, name: str, path: Path) -> None:
     box.locator(f'[class*="st-key-codebook_{name}_"] input[type="file"]').set_input_files(str(path))
     wait_idle(page)
     box.get_by_role("button", name="Apply domain").click()
-    wait_idle(page)
-
-
-def go(page, title: str) -> None:
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(title).click()
-    page.get_by_role("heading", name=title).wait_for()
     wait_idle(page)
 
 
@@ -118,14 +120,7 @@ def test_codebook_labels_from_upload_to_released_csvs(tmp_path):
         shoot(page, "6-labels-preview")
 
         go(page, "5 · Release")
-        page.get_by_text("I understand that this spends").click()
-        wait_idle(page)
-        page.get_by_role("button", name="Create release").click()
-        page.get_by_text("Release made and charged once").wait_for(timeout=120_000)
-        wait_idle(page)
-        with page.expect_download() as download:
-            page.get_by_role("button", name="Download the release (zip)").click()
-        archive = zipfile.ZipFile(io.BytesIO(Path(download.value.path()).read_bytes()))
+        archive = create_and_download_release(page)
         chromium.close()
 
     state_sex = rows_of(archive, "tables/STATE_by_SEX.csv")
