@@ -29,14 +29,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import workload_plan_dict  # noqa: E402
+from workload import workload_plan_dict
 
-from dprelease.accounting.allocation import allocate  # noqa: E402
-from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance  # noqa: E402
-from dprelease.data.count import count, load_data  # noqa: E402
-from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict  # noqa: E402
-from dprelease.release.draw import draw_preview  # noqa: E402
-from dprelease.sample.generator import write_sample  # noqa: E402
+from dprelease.accounting.allocation import allocate
+from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance
+from dprelease.data.count import count, load_data
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
+from dprelease.release.draw import draw_preview
+from dprelease.sample.generator import write_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE_CLASSES = ((0, 0), (1, 9), (10, 99), (100, 999), (1000, math.inf))
@@ -75,19 +75,25 @@ def evaluate(name: str, raw: dict, data: Path, releases: int) -> None:
             if table.budget.spec.by == ():
                 totals.append(float(error[0]))
     seconds = (time.perf_counter() - start) / releases
-    print(f"\n## {name}: {k} tables, accounting {allocation.accounting}, "
-          f"{len(allocation.measurements)} measurements, {releases} releases "
-          f"({seconds:.2f} s each)")
+    print(
+        f"\n## {name}: {k} tables, accounting {allocation.accounting}, "
+        f"{len(allocation.measurements)} measurements, {releases} releases "
+        f"({seconds:.2f} s each)"
+    )
     print(allocation.accountant_choice.summary() if allocation.accountant_choice else "")
     print(f"{'table':28} {'cells':>6} {'RMSE':>8} {'÷ DL/table':>10} {'÷ raw LS':>9}")
     ratios = []
     for t in allocation.tables:
         rmse = math.sqrt(squares[t.name] / (releases * t.cells))
         ratios.append(rmse / baseline)
-        print(f"{t.name:28} {t.cells:6d} {rmse:8.2f} {rmse / baseline:10.3f} "
-              f"{rmse / t.expected_rmse:9.3f}")
-    print(f"mean ratio {np.mean(ratios):.3f}, worst {max(ratios):.3f} "
-          f"(per-table discrete Laplace RMSE {baseline:.2f})")
+        print(
+            f"{t.name:28} {t.cells:6d} {rmse:8.2f} {rmse / baseline:10.3f} "
+            f"{rmse / t.expected_rmse:9.3f}"
+        )
+    print(
+        f"mean ratio {np.mean(ratios):.3f}, worst {max(ratios):.3f} "
+        f"(per-table discrete Laplace RMSE {baseline:.2f})"
+    )
     if totals:
         bias = float(np.mean(totals))
         se = float(np.std(totals, ddof=1) / math.sqrt(len(totals)))
@@ -105,8 +111,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     args = parser.parse_args()
     sample = ROOT / "data" / "census_sample.plan.yaml"
-    evaluate("bundled sample plan", plan_to_dict(load_plan(sample)),
-             ROOT / "data" / "census_sample.csv", args.releases)
+    evaluate(
+        "bundled sample plan",
+        plan_to_dict(load_plan(sample)),
+        ROOT / "data" / "census_sample.csv",
+        args.releases,
+    )
     if args.rows:
         with tempfile.TemporaryDirectory() as folder:
             data = Path(folder) / "workload.csv"

@@ -48,6 +48,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     noise           OpenDP's secure samplers for releases; numpy samplers for previews only
     draw            draw_release (secure) and draw_preview
     report, export  the release as metadata.json, CSV tables and an HTML report
+    report_domains  the report's public definitions: each column's codes, labels, bins
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)

@@ -59,3 +59,7 @@ limit: a census of 330 M persons passes `--max-rows 400000000`."""
 DECODED_BYTES_PER_VALUE = 8
 """The least a decoded value costs in memory (a float64 or an offset + index): the lower
 bound of a Parquet file's decoded size is rows × columns read × this."""
+
+MAX_VALUE_LABEL = 200
+"""The longest codebook label of one code (a plan's `labels:`), in characters: long enough for
+"Native Hawaiian and Other Pacific Islander alone", short enough for a chart's axis."""

@@ -159,6 +159,7 @@ if st.button("Simulate", key="ldp_simulate", type="primary"):
         st.session_state["ldp_simulation"] = (
             ws.upload.sha256,
             simulate(encoded, sim_protocol, float(epsilon)),
+            columns[sim_column].display_labels,  # "label (code)" for the chart
         )
     except DPReleaseError as error:
         st.error(str(error))
@@ -193,7 +194,9 @@ if kept is not None and kept[0] == ws.upload.sha256:
             for name, m in result.errors().items()
         ]
     )
-    st.plotly_chart(simulation_bars(result), key="ldp_simulation_chart", config=NO_MODE_BAR)
+    st.plotly_chart(
+        simulation_bars(result, kept[2]), key="ldp_simulation_chart", config=NO_MODE_BAR
+    )
 schemes_kept = st.session_state.get("ldp_schemes")
 if schemes_kept is not None and schemes_kept[0] == ws.upload.sha256:
     _, names, rmse = schemes_kept

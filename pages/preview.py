@@ -18,6 +18,7 @@ from ui.preview_charts import table_chart
 from ui.state import current_allocation, workspace
 
 PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
+SCROLL_AFTER = 720  # pixels: a taller chart (31 PUMAs, 3,143 counties) scrolls in a frame
 ws = workspace()
 st.title("4 · Preview")
 st.warning(
@@ -163,4 +164,7 @@ if accuracy is not None:
         "non-negativity adds a small upward bias on small cells."
     )
 # No mode bar: its "download as PNG" would let a picture of true counts leave the tool.
-st.plotly_chart(table_chart(preview, chosen), key="preview_chart", config={"displayModeBar": False})
+figure = table_chart(preview, chosen)
+tall = (figure.layout.height or 0) > SCROLL_AFTER  # a long domain scrolls inside the page
+with st.container(height=SCROLL_AFTER if tall else "content", border=False):
+    st.plotly_chart(figure, key="preview_chart", config={"displayModeBar": False})

@@ -3,10 +3,13 @@ l-diversity, t-closeness, attacks) and a reconstruction attack on exact vs DP ta
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from dprelease.data.count import load_data
 from dprelease.errors import DPReleaseError
+from dprelease.plan.schema import CategoricalColumn
 from dprelease.risk.attacks import attacker_view
 from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
@@ -29,6 +32,14 @@ except DPReleaseError as error:
     st.error(str(error))
     st.stop()
 plan, plan_problem = current_plan(ws)
+
+
+def shown(name: str) -> Callable[[str], str]:
+    """How a value of column `name` is shown: "label (code)" where the plan labels it."""
+    column = plan.schema[name] if plan is not None and name in plan.schema else None
+    return column.display if isinstance(column, CategoricalColumn) else str
+
+
 columns = list(table.column_names)
 default_qi = [c for c in ("county", "age", "sex", "race") if c in columns] or columns[:2]
 st.subheader("Quasi-identifiers and sensitive attribute")
@@ -84,9 +95,9 @@ st.write(
 st.table(  # static: no download button
     [
         {
-            **d.qi,
+            **{name: shown(name)(value) for name, value in d.qi.items()},
             "class size": d.size,
-            f"most common {sensitive}": d.value,
+            f"most common {sensitive}": shown(sensitive)(d.value),
             "attacker's belief": f"{d.posterior:.0%}",
             "overall share": f"{d.prior:.1%}",
             "lift": f"×{d.lift:.1f}",
@@ -97,7 +108,9 @@ st.table(  # static: no download button
 with st.expander("What does an attacker learn about one person?"):
     picks = st.columns(len(qi))
     known = {
-        col.name: picks[i].selectbox(col.name, col.labels, key=f"risk_know_{col.name}")
+        col.name: picks[i].selectbox(
+            col.name, col.labels, key=f"risk_know_{col.name}", format_func=shown(col.name)
+        )
         for i, col in enumerate(data.qi)
     }
     size, shares = attacker_view(data, known)
@@ -107,7 +120,7 @@ with st.expander("What does an attacker learn about one person?"):
         st.write(f"The person is one of **{size}** records with these values:")
         st.table(
             [
-                {sensitive: v, "in the class": f"{p:.0%}", "overall": f"{q:.1%}"}
+                {sensitive: shown(sensitive)(v), "in the class": f"{p:.0%}", "overall": f"{q:.1%}"}
                 for v, (p, q) in sorted(shares.items(), key=lambda x: -x[1][0])
                 if p > 0
             ]

@@ -11,8 +11,13 @@ from plotly.subplots import make_subplots
 
 from dprelease.accounting.allocation import Allocation
 from dprelease.accounting.tradeoffs import AccountantBound, MoeCurve
+from ui.axes import CATEGORY, category_axis, log_axis
 
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "height": 380}
+LONG_DOMAIN = 25  # more cells than this: sorted horizontal bars instead of columns
+MAX_BARS = 60  # bars shown of a long domain (the largest)
+MAX_HEATMAP_ROWS = 300  # rows of a heatmap (the page scrolls it)
+ROW_HEIGHT = 16  # pixels per category row: labels never overlap
 
 
 def budget_split(allocation: Allocation) -> go.Figure:
@@ -30,7 +35,10 @@ def budget_split(allocation: Allocation) -> go.Figure:
         )
     )
     figure.update_layout(
-        title=f"Budget split ({unit} per table; red = locked)", yaxis_title=unit, **_LAYOUT
+        title=f"Budget split ({unit} per table; red = locked)",
+        xaxis=category_axis(),
+        yaxis_title=unit,
+        **_LAYOUT,
     )
     return figure
 
@@ -49,8 +57,8 @@ def moe_against_budget(curve: MoeCurve) -> go.Figure:
     )
     figure.update_layout(
         title=f"Margin of error per cell against the total {unit}",
-        xaxis={"type": "log", "title": f"total {unit}"},
-        yaxis={"type": "log", "title": "margin of error (counts)"},
+        xaxis=log_axis(f"total {unit}", curve.budgets),
+        yaxis=log_axis("margin of error (counts)", [v for vs in curve.moe.values() for v in vs]),
         **_LAYOUT,
     )
     return figure
@@ -73,6 +81,7 @@ def accountants(bounds: Sequence[AccountantBound], chosen: str) -> go.Figure:
     figure.update_layout(
         title=f"Same noise, different accountants (plan uses {chosen}; green = tightest)",
         xaxis_title="ε certified for the whole release",
+        yaxis=category_axis(),
         **_LAYOUT,
     )
     return figure
@@ -83,7 +92,7 @@ def epsilon_delta(deltas: Sequence[float], epsilons: Sequence[float], delta: flo
     figure.add_vline(x=delta, line_dash="dash", annotation_text=f"your δ = {delta:.0e}")
     figure.update_layout(
         title="ε(δ) implied by the plan's ρ (zCDP)",
-        xaxis={"type": "log", "title": "δ"},
+        xaxis=log_axis("δ", deltas),
         yaxis_title="ε",
         **_LAYOUT,
     )
@@ -98,24 +107,74 @@ def scenarios(rows: Sequence[dict[str, object]], labels: Sequence[str]) -> go.Fi
             for label in labels
         ]
     )
-    figure.update_layout(barmode="group", title="Margin of error per cell, by scenario", **_LAYOUT)
+    figure.update_layout(
+        barmode="group",
+        title="Margin of error per cell, by scenario",
+        xaxis=category_axis(),
+        **_LAYOUT,
+    )
     return figure
 
 
 def one_way(labels: Sequence[str], series: dict[str, np.ndarray], title: str) -> go.Figure:
-    """Bars of true, noisy and released counts for a one-way table (first 60 cells)."""
+    """Bars of several series (true, noisy, released) over a table's cells, codes as
+    categories. Up to `LONG_DOMAIN` cells: columns in domain order. More (31 PUMAs, 3,143
+    counties): horizontal bars sorted by the last series, largest on top, the first
+    `MAX_BARS` of them, so that every label is readable."""
+    if len(labels) <= LONG_DOMAIN:
+        figure = go.Figure(
+            [go.Bar(name=name, x=list(labels), y=values) for name, values in series.items()]
+        )
+        figure.update_layout(barmode="group", title=title, xaxis=category_axis(), **_LAYOUT)
+        return figure
+    order = np.argsort(-np.asarray(list(series.values())[-1]), kind="stable")[:MAX_BARS]
+    shown = [labels[i] for i in order]
     figure = go.Figure(
-        [go.Bar(name=name, x=list(labels[:60]), y=values[:60]) for name, values in series.items()]
+        [
+            go.Bar(name=name, y=shown, x=np.asarray(values)[order], orientation="h")
+            for name, values in series.items()
+        ]
     )
-    figure.update_layout(barmode="group", title=title, **_LAYOUT)
+    sort_name = list(series)[-1]
+    figure.update_layout(
+        barmode="group",
+        title=f"{title} — the {len(shown)} largest of {len(labels):,} by {sort_name}",
+        yaxis=category_axis(autorange="reversed"),
+        **{**_LAYOUT, "height": 120 + ROW_HEIGHT * len(series) * len(shown)},
+    )
     return figure
 
 
+def _heatmap_axes(figure: go.Figure, rows: int) -> None:
+    """Categorical axes on every panel; the first row at the top, as in the table."""
+    figure.update_xaxes(**CATEGORY)
+    figure.update_yaxes(**CATEGORY, autorange="reversed")
+    figure.update_layout(height=max(460, 140 + ROW_HEIGHT * rows))
+
+
 def heatmaps(
-    rows: Sequence[str], columns: Sequence[str], panels: dict[str, np.ndarray], title: str
+    rows: Sequence[str],
+    columns: Sequence[str],
+    panels: dict[str, np.ndarray],
+    title: str,
 ) -> go.Figure:
-    """Side-by-side heatmaps of a two-way table (true, released, error)."""
-    figure = make_subplots(rows=1, cols=len(panels), subplot_titles=list(panels))
+    """Side-by-side heatmaps of a two-way table (true, released, error) sharing their
+    row labels, which are drawn once, on the left. The longer of the two domains runs down
+    the page (the figure grows with it; the page scrolls it), cut at `MAX_HEATMAP_ROWS`."""
+    if len(columns) > len(rows):
+        rows, columns = columns, rows
+        panels = {name: matrix.T for name, matrix in panels.items()}
+    if len(rows) > MAX_HEATMAP_ROWS:
+        title += f" (the first {MAX_HEATMAP_ROWS} of {len(rows):,} rows)"
+        rows = rows[:MAX_HEATMAP_ROWS]
+        panels = {name: matrix[:MAX_HEATMAP_ROWS] for name, matrix in panels.items()}
+    figure = make_subplots(
+        rows=1,
+        cols=len(panels),
+        subplot_titles=list(panels),
+        shared_yaxes=True,
+        horizontal_spacing=0.03,
+    )
     for i, (name, matrix) in enumerate(panels.items(), start=1):
         figure.add_trace(
             go.Heatmap(
@@ -132,8 +191,9 @@ def heatmaps(
         title=title,
         coloraxis={"colorscale": "Blues", "colorbar": {"x": 1.0}},
         coloraxis2={"colorscale": "RdBu", "cmid": 0, "colorbar": {"x": 1.08}},
-        **{**_LAYOUT, "height": 460},
+        **_LAYOUT,
     )
+    _heatmap_axes(figure, len(rows))
     return figure
 
 
@@ -144,26 +204,38 @@ def small_multiples(
     cubes: np.ndarray,
     title: str,
 ) -> go.Figure:
-    """Error heatmaps of the last two columns, one panel per value of the first columns."""
+    """Error heatmaps of the last two columns, one labelled panel per value of the first
+    columns; panels in a row share their row labels, drawn once on the left."""
     n = len(facets)
     cols = min(4, n)
     grid_rows = (n + cols - 1) // cols
-    figure = make_subplots(rows=grid_rows, cols=cols, subplot_titles=list(facets))
+    rows = rows[:MAX_HEATMAP_ROWS]
+    figure = make_subplots(
+        rows=grid_rows,
+        cols=cols,
+        subplot_titles=[_short(f) for f in facets],
+        shared_yaxes=True,
+        horizontal_spacing=0.03,
+        vertical_spacing=min(0.3 / grid_rows, 0.08),
+    )
     for i in range(n):
         figure.add_trace(
             go.Heatmap(
-                z=cubes[i],
+                z=cubes[i][: len(rows)],
                 x=list(columns),
                 y=list(rows),
                 coloraxis="coloraxis",
-                hovertemplate="%{y} × %{x}: %{z:.1f}<extra></extra>",
+                hovertemplate=f"{_short(facets[i])}<br>" + "%{y} × %{x}: %{z:.1f}<extra></extra>",
             ),
             row=i // cols + 1,
             col=i % cols + 1,
         )
-    figure.update_layout(
-        title=title,
-        coloraxis={"colorscale": "RdBu", "cmid": 0},
-        **{**_LAYOUT, "height": 260 * grid_rows + 80},
-    )
+    figure.update_layout(title=title, coloraxis={"colorscale": "RdBu", "cmid": 0}, **_LAYOUT)
+    _heatmap_axes(figure, len(rows) * grid_rows)
+    figure.update_layout(height=max(figure.layout.height, 260 * grid_rows + 80))
     return figure
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """A panel title that fits over its panel."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -17,9 +17,12 @@ from dprelease.plan.edit import (
     check_column,
     domain_from_data,
     ignore_column,
-    parse_codebook,
+    kept_labels,
+    labels_text,
     parse_domain_text,
     parse_edges,
+    parse_labels_text,
+    read_codebook,
     set_categorical,
     set_numeric,
 )
@@ -49,7 +52,8 @@ def _summary(declaration: dict[str, Any] | None) -> str:
     size = len(declaration.get("domain", []))
     parent = f", within {md(declaration['parent'])}" if declaration.get("parent") else ""
     source = ", domain from data" if declaration.get("domain_source") == "data" else ""
-    return f"categorical, {size} values{parent}{source}"
+    labelled = f", {len(declaration['labels'])} labelled" if declaration.get("labels") else ""
+    return f"categorical, {size} values{labelled}{parent}{source}"
 
 
 def _coverage_line(report: ColumnReport | None) -> str | None:
@@ -123,9 +127,18 @@ def _categorical_form(
             height=150,
         )
         codebook = st.file_uploader(
-            "…or import a codebook CSV (first column = values; optional `parent` column)",
+            "…or import a codebook CSV (first column = values; optional `label` and `parent` "
+            "columns)",
             type=["csv"],
             key=f"codebook_{name}_{version}",
+        )
+        labels_before = labels_text(declaration.get("labels"))
+        typed_labels = st.text_area(
+            "Labels (optional, public): one `code = label` per line; tables and charts show "
+            "'label (code)' and the released CSVs add a column with the label",
+            labels_before,
+            key=f"labels_{name}_{version}",
+            height=100,
         )
         other = st.text_input(
             "'Other' label (values outside the domain are counted here; leave empty to "
@@ -146,11 +159,15 @@ def _categorical_form(
             return
     try:
         parent_map = declaration.get("parent_map")
+        labels = parse_labels_text(typed_labels)
         if codebook is not None:
-            domain, codebook_parents = parse_codebook(codebook.getvalue())
-            parent_map = codebook_parents or parent_map
+            book = read_codebook(codebook.getvalue())
+            domain, parent_map = book.values, book.parents or parent_map
+            labels = book.labels or labels
         else:
             domain = parse_domain_text(domain_text)
+        if typed_labels == labels_before or codebook is not None:
+            labels = kept_labels(labels, domain)  # a new domain keeps the labels it still has
         chosen_parent = None if parent == "(none)" else parent
         if chosen_parent and not parent_map:
             raise DPReleaseError(
@@ -164,6 +181,7 @@ def _categorical_form(
             other=other_value,
             parent=chosen_parent,
             parent_map=parent_map if chosen_parent else None,
+            labels=labels,
             from_data=from_data,
         )
         check_column(new_plan, name)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import plotly.graph_objects as go
 
 from dprelease.ldp import Simulation
+from ui.axes import log_axis
+from ui.charts import one_way
 
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "height": 380}
 
@@ -29,8 +32,8 @@ def variance_against_epsilon(
     figure.add_vline(x=chosen, line_dash="dot", annotation_text=f"your ε = {chosen:g}")
     figure.update_layout(
         title=f"Variance of a count near 0 against ε (n = {n:,})",
-        xaxis={"type": "log", "title": "ε per respondent"},
-        yaxis={"type": "log", "title": "variance (counts²)"},
+        xaxis=log_axis("ε per respondent", epsilons),
+        yaxis=log_axis("variance (counts²)", [v for vs in curves.values() for v in vs]),
         **_LAYOUT,
     )
     return figure
@@ -54,23 +57,22 @@ def respondents_for_target(
     figure.add_vline(x=100 * target, line_dash="dot", annotation_text=f"±{target:.2%}")
     figure.update_layout(
         title="Respondents needed for a margin of error on a share",
-        xaxis={"type": "log", "title": "margin of error (% of respondents)"},
-        yaxis={"type": "log", "title": "respondents n"},
+        xaxis=log_axis("margin of error (% of respondents)", [100 * s for s in shares]),
+        yaxis=log_axis("respondents n", [v for vs in needed.values() for v in vs]),
         **_LAYOUT,
     )
     return figure
 
 
-def simulation_bars(result: Simulation) -> go.Figure:
-    """CONFIDENTIAL: true counts against the raw and projected estimates."""
-    labels = list(result.labels)
-    figure = go.Figure()
-    figure.add_trace(go.Bar(x=labels, y=result.true_counts, name="true (confidential)"))
-    figure.add_trace(go.Bar(x=labels, y=result.estimated, name="raw estimate"))
-    figure.add_trace(go.Bar(x=labels, y=result.projected, name="projected (sum = n)"))
-    figure.update_layout(
-        barmode="group",
-        title=f"{result.protocol} at ε = {result.epsilon:g}: estimates against the truth",
-        **_LAYOUT,
+def simulation_bars(result: Simulation, labels: Sequence[str] | None = None) -> go.Figure:
+    """CONFIDENTIAL: true counts against the raw and projected estimates; `labels` are what
+    to show for the codes ("label (code)"), the simulation's own code texts by default."""
+    return one_way(
+        list(labels or result.labels),
+        {
+            "true (confidential)": np.asarray(result.true_counts, dtype=float),
+            "raw estimate": np.asarray(result.estimated, dtype=float),
+            "projected (sum = n)": np.asarray(result.projected, dtype=float),
+        },
+        f"{result.protocol} at ε = {result.epsilon:g}: estimates against the truth",
     )
-    return figure

@@ -1,7 +1,9 @@
 """Pick the right picture for a previewed table: bars (1-way), heatmaps (2-way), small
-multiples (3-way and beyond)."""
+multiples (3-way and beyond). Codes show as "label (code)" where the plan labels them."""
 
 from __future__ import annotations
+
+import itertools
 
 import plotly.graph_objects as go
 
@@ -19,7 +21,7 @@ def table_chart(preview: Preview, name: str) -> go.Figure:
     released = table.released_counts.astype(float)
     noisy = table.noisy_counts.astype(float)
     if len(spec.by) <= 1:
-        labels = list(schema[spec.by[0]].labels) if spec.by else ["total"]
+        labels = list(schema[spec.by[0]].display_labels) if spec.by else ["total"]
         return charts.one_way(
             labels,
             {"true": true_counts, "noisy": noisy, "released": released},
@@ -27,7 +29,7 @@ def table_chart(preview: Preview, name: str) -> go.Figure:
         )
     shape = spec.shape(schema)
     if len(spec.by) == 2:
-        rows, columns = (schema[c].labels for c in spec.by)
+        rows, columns = (schema[c].display_labels for c in spec.by)
         return charts.heatmaps(
             rows,
             columns,
@@ -41,11 +43,11 @@ def table_chart(preview: Preview, name: str) -> go.Figure:
     # 3-way and beyond: one error panel per combination of the leading columns
     lead = int(true_counts.size // (shape[-1] * shape[-2]))
     cubes = (released - true_counts).reshape(lead, shape[-2], shape[-1])[:MAX_FACETS]
-    leading = [" / ".join(cell[:-2]) for cell in spec.cell_labels(schema)][:: shape[-1] * shape[-2]]
+    leading = itertools.product(*(schema[c].display_labels for c in spec.by[:-2]))
     return charts.small_multiples(
-        leading[:MAX_FACETS],
-        schema[spec.by[-2]].labels,
-        schema[spec.by[-1]].labels,
+        [" / ".join(cell) for cell in itertools.islice(leading, MAX_FACETS)],
+        schema[spec.by[-2]].display_labels,
+        schema[spec.by[-1]].display_labels,
         cubes,
         f"{name}: error (released − true) by {' / '.join(spec.by[:-2])}"
         + (f" (first {MAX_FACETS})" if lead > MAX_FACETS else ""),

@@ -9,6 +9,7 @@ import streamlit as st
 
 from dprelease.risk.classes import KAnonymity, class_sizes_table
 from dprelease.risk.command import reconstruction_lines
+from ui.axes import category_axis
 
 NO_MODE_BAR = {"displayModeBar": False}  # its "download as PNG" would let the picture leave
 
@@ -25,7 +26,7 @@ def class_size_chart(k: KAnonymity) -> None:
     )
     figure.update_layout(
         title=f"Records by the size of their class (red: below k = {k.chosen_k})",
-        xaxis_title="class size (records sharing the QI values)",
+        xaxis=category_axis("class size (records sharing the QI values)"),
         yaxis_title="records",
         height=320,
         margin={"t": 40, "b": 40},

@@ -13,6 +13,7 @@ import io
 import itertools
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -73,9 +74,23 @@ def parse_domain_text(text: str) -> list[str | int]:
     return values
 
 
-def parse_codebook(data: bytes) -> tuple[list[str | int], dict[str, str] | None]:
+LABEL_HEADERS = ("label", "labels", "description")  # a codebook's column of value labels
+
+
+@dataclass(frozen=True)
+class Codebook:
+    """A codebook CSV read: the values (domain order), and when it has those columns each
+    value's parent and label, keyed by the value's text."""
+
+    values: list[str | int]
+    parents: dict[str, str] | None
+    labels: dict[str, str] | None
+
+
+def read_codebook(data: bytes) -> Codebook:
     """A codebook CSV: the first column holds the values; a column named `parent` (if any)
-    gives each value's parent, for the geography hierarchy."""
+    gives each value's parent, for the geography hierarchy; a column named `label` (or
+    `description`) its label. A row with an empty label leaves that value unlabelled."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -85,17 +100,59 @@ def parse_codebook(data: bytes) -> tuple[list[str | int], dict[str, str] | None]
         raise PlanError("The codebook needs a header row and at least one value row.")
     header = [h.strip().lower() for h in rows[0]]
     parent_at = header.index("parent") if "parent" in header else None
+    label_at = next((header.index(h) for h in LABEL_HEADERS if h in header[1:]), None)
     values: list[str | int] = []
     parents: dict[str, str] = {}
+    labels: dict[str, str] = {}
     for number, row in enumerate(rows[1:], start=2):
-        if not row[0].strip():
+        code = row[0].strip()
+        if not code:
             raise PlanError(f"Codebook row {number} has no value in its first column.")
-        values.append(domain_value(row[0]))
+        values.append(domain_value(code))
         if parent_at is not None:
             if parent_at >= len(row) or not row[parent_at].strip():
                 raise PlanError(f"Codebook row {number} has no parent value.")
-            parents[row[0].strip()] = row[parent_at].strip()
-    return values, (parents if parent_at is not None else None)
+            parents[code] = row[parent_at].strip()
+        if label_at is not None and label_at < len(row) and row[label_at].strip():
+            labels[code] = row[label_at].strip()
+    return Codebook(
+        values,
+        parents if parent_at is not None else None,
+        labels if label_at is not None and labels else None,
+    )
+
+
+def parse_codebook(data: bytes) -> tuple[list[str | int], dict[str, str] | None]:
+    """A codebook's values and parents (`read_codebook` without the labels)."""
+    book = read_codebook(data)
+    return book.values, book.parents
+
+
+def parse_labels_text(text: str) -> dict[str, str] | None:
+    """Labels typed one per line as `code = label` (blank lines skipped); None if none."""
+    labels: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        code, sep, label = line.partition("=")
+        if not sep or not code.strip() or not label.strip():
+            raise PlanError(f"Label line {number} must read `code = label` (e.g. 01 = Alabama).")
+        labels[code.strip()] = label.strip()
+    return labels or None
+
+
+def labels_text(labels: dict[str, str] | None) -> str:
+    """The inverse of `parse_labels_text`: one `code = label` line per labelled code."""
+    return "\n".join(f"{code} = {label}" for code, label in (labels or {}).items())
+
+
+def kept_labels(
+    labels: dict[str, str] | None, domain: Sequence[str | int]
+) -> dict[str, str] | None:
+    """The labels of the codes still in an edited domain (a domain edit keeps its labels)."""
+    codes = {str(value) for value in domain}
+    kept = {code: label for code, label in (labels or {}).items() if code in codes}
+    return kept or None
 
 
 def domain_from_data(column: pa.ChunkedArray, name: str) -> list[str | int]:
@@ -137,8 +194,10 @@ def set_categorical(
     other: str | int | None = None,
     parent: str | None = None,
     parent_map: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
     from_data: bool = False,
 ) -> PlanDict:
+    """Declare a categorical column; `labels` are the codebook's {code text: label}."""
     out = _copy(plan)
     column: dict[str, Any] = {"kind": "categorical", "domain": list(domain)}
     if other not in (None, ""):
@@ -146,6 +205,8 @@ def set_categorical(
     if parent:
         column["parent"] = parent
         column["parent_map"] = dict(parent_map or {})
+    if labels:
+        column["labels"] = dict(labels)
     if from_data:
         column["domain_source"] = "data"
     out["columns"][name] = column

@@ -10,7 +10,13 @@ from typing import Any, TypeVar
 
 from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.model import Budget, Postprocess, did_you_mean, keys_of
-from dprelease.plan.schema import CategoricalColumn, Column, NumericColumn, is_number
+from dprelease.plan.schema import (
+    CategoricalColumn,
+    Column,
+    NumericColumn,
+    format_number,
+    is_number,
+)
 from dprelease.plan.table_spec import TableSpec, Target, Unit
 
 T = TypeVar("T")
@@ -26,7 +32,16 @@ TOP_KEYS = (
     "strategy",  # also accepted as budget.strategy (where saved plans write it)
     "postprocess",
 )
-COLUMN_KEYS = ("kind", "domain", "other", "bins", "parent", "parent_map", "domain_source")
+COLUMN_KEYS = (
+    "kind",
+    "domain",
+    "other",
+    "bins",
+    "parent",
+    "parent_map",
+    "domain_source",
+    "labels",
+)
 TABLE_KEYS = keys_of(TableSpec)
 BUDGET_KEYS = keys_of(Budget)
 POSTPROCESS_KEYS = keys_of(Postprocess)
@@ -106,6 +121,23 @@ def parse_domain(raw: object, where: str) -> tuple[Any, ...]:
     return tuple(raw)
 
 
+def parse_value_labels(raw: object, where: str) -> dict[str, str] | None:
+    """A column's `labels: {code: label}`; a code written as a number is taken as its text
+    (YAML reads an unquoted 1 as a number), so that it matches the domain's own text."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise PlanError(f"{where}: labels must map codes to their labels, e.g. {{1: Male}}.")
+    labels: dict[str, str] = {}
+    for code, label in raw.items():
+        if not (isinstance(code, str) or is_number(code)):
+            raise PlanError(
+                f"{where}: a labelled code must be text or a number, got {quote(code)}."
+            )
+        labels[code if isinstance(code, str) else format_number(code)] = label
+    return labels or None
+
+
 def parse_bins(raw: object, where: str) -> tuple[int | float, ...]:
     if isinstance(raw, Mapping):
         if set(raw) != {"start", "stop", "width"}:
@@ -154,10 +186,11 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
                     {str(k): str(v) for k, v in parent_map.items()} if parent_map else None
                 ),
                 domain_source=source,
+                value_labels=parse_value_labels(raw.get("labels"), f"Column {quote(name)}"),
             )
         )
     if kind == "numeric":
-        for key in ("domain", "other", "parent", "parent_map"):
+        for key in ("domain", "other", "parent", "parent_map", "labels"):
             if key in raw:
                 bag.problems.append(f"{where} is numeric; `{key}` is for categorical columns.")
         if "bins" not in raw:

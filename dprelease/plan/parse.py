@@ -179,6 +179,8 @@ def _column_to_dict(column: Column) -> dict[str, Any]:
         if column.parent is not None:
             out["parent"] = column.parent
             out["parent_map"] = dict(column.parent_map or {})
+        if column.value_labels:
+            out["labels"] = dict(column.value_labels)
     if column.domain_source != "plan":
         out["domain_source"] = column.domain_source
     return out

@@ -16,11 +16,13 @@ from typing import Literal
 import numpy as np
 
 from dprelease.errors import PlanError, quote
+from dprelease.limits import MAX_VALUE_LABEL
 
 DomainValue = str | int | float
 DomainSource = Literal["plan", "data"]
 
 RESERVED_NAME = "count"  # the released tables' count column
+LABEL_SUFFIX = "_label"  # the released tables' column of value labels after a code column
 MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` label
 
 
@@ -43,6 +45,8 @@ class CategoricalColumn:
 
     A domain of numbers is matched to the data by value ("1.0" and "1" are both 1); a domain
     of text is matched as text, so "01" and "1" stay different codes (FIPS, PUMA).
+    `value_labels` (the plan's `labels:`) gives some codes a public meaning from the codebook,
+    {code text: label}; it changes no count, only what the tables and charts show.
     """
 
     name: str
@@ -51,6 +55,7 @@ class CategoricalColumn:
     parent: str | None = None
     parent_map: Mapping[str, str] | None = None
     domain_source: DomainSource = "plan"
+    value_labels: Mapping[str, str] | None = None
     kind: Literal["categorical"] = field(default="categorical", init=False)
 
     def __post_init__(self) -> None:
@@ -103,6 +108,44 @@ class CategoricalColumn:
             if extra:
                 shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
                 raise PlanError(f"{where}: parent_map names values not in the domain ({shown}).")
+        self._check_value_labels(where, seen)
+
+    def _check_value_labels(self, where: str, codes: set[str]) -> None:
+        """Every labelled code is in the domain; every label is one short printable line."""
+        if self.value_labels is None:
+            return
+        unknown = [code for code in self.value_labels if code not in codes]
+        if unknown:
+            shown = ", ".join(quote(c) for c in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+            raise PlanError(
+                f"{where}: labels name {len(unknown)} code(s) not in its domain ({shown}); "
+                "label only domain values, written as in the domain (quote codes like '01')."
+            )
+        for code, label in self.value_labels.items():
+            if not isinstance(label, str) or not label.strip():
+                raise PlanError(
+                    f"{where}: the label of code {quote(code)} must be non-empty text, got "
+                    f"{quote(label)} (quote labels that look like numbers)."
+                )
+            if len(label) > MAX_VALUE_LABEL or not label.isprintable():
+                raise PlanError(
+                    f"{where}: the label of code {quote(code)} must be one printable line of at "
+                    f"most {MAX_VALUE_LABEL} characters."
+                )
+
+    def label_of(self, code: str) -> str:
+        """The codebook label of a code's text, or "" when the plan gives it none."""
+        return (self.value_labels or {}).get(code, "")
+
+    def display(self, code: str) -> str:
+        """What the dashboard shows for a code: "label (code)", or the code if unlabelled."""
+        label = self.label_of(code)
+        return f"{label} ({code})" if label else code
+
+    @property
+    def display_labels(self) -> tuple[str, ...]:
+        """`display` of every code, in domain order."""
+        return tuple(self.display(code) for code in self.labels)
 
     @property
     def numeric_domain(self) -> bool:
@@ -180,6 +223,11 @@ class NumericColumn:
         return tuple(labels)
 
     @property
+    def display_labels(self) -> tuple[str, ...]:
+        """Bins show their own labels: "[0, 18)" says what it holds."""
+        return self.labels
+
+    @property
     def size(self) -> int:
         return len(self.edges) - 1
 
@@ -216,6 +264,18 @@ class Schema:
                 "for the counts; rename the column in the plan."
             )
         self._check_hierarchy()
+        self._check_label_columns(set(names))
+
+    def _check_label_columns(self, names: set[str]) -> None:
+        """A released table adds `C_label` after a labelled column C: no column may be called so."""
+        for column in self.columns:
+            if isinstance(column, CategoricalColumn) and column.value_labels:
+                clash = column.name + LABEL_SUFFIX
+                if clash in names:
+                    raise PlanError(
+                        f"Column {quote(clash)} has the name of the label column that released "
+                        f"tables add after the labelled column {quote(column.name)}; rename it."
+                    )
 
     def _check_hierarchy(self) -> None:
         by_name = {c.name: c for c in self.columns}

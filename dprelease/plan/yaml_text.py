@@ -11,6 +11,7 @@ import functools
 from typing import Any
 
 BLOCK_SECTIONS = ("budget", "postprocess")
+YAML11_BOOLEAN_LETTERS = frozenset("yYnN")
 
 
 class _Block(dict[str, Any]):
@@ -38,7 +39,8 @@ def _plan_dumper() -> type[Any]:
             super().write_plain(text, split=False)  # never fold a label across lines
 
     def text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-        style = "'" if value.isdigit() else None
+        # "N" (not applicable) and "Y" are booleans to YAML 1.1 readers other than PyYAML
+        style = "'" if value.isdigit() or value in YAML11_BOOLEAN_LETTERS else None
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     def sequence(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.Node:

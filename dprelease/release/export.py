@@ -16,6 +16,7 @@ import platform
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from dprelease import __version__
 from dprelease.accounting.allocated import equivalent_noise
 from dprelease.errors import InternalError, ReleaseError
 from dprelease.plan.model import Plan
-from dprelease.plan.schema import CategoricalColumn
+from dprelease.plan.schema import LABEL_SUFFIX, CategoricalColumn, Schema
 from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.draw import NoisyTable, Release
@@ -46,15 +47,52 @@ def _number(value: Any) -> str:
     return f"{float(value):.10g}"
 
 
+def with_labels(
+    header: Sequence[str], rows: Iterable[Sequence[str]], by: Sequence[str], schema: Schema
+) -> tuple[list[str], Iterator[list[str]]]:
+    """A released frame (its first len(by) columns are the codes of the `by` columns) with a
+    column `C_label` after each code column C that the plan labels: the codebook's label of
+    the cell's code, "" for a code without one. Every other column is kept as it is.
+
+    For tables/ and measurements/ alike; labels are public (they are part of the plan).
+    """
+    labelled = [
+        (at, column)
+        for at, name in enumerate(by)
+        if isinstance(column := schema[name], CategoricalColumn) and column.value_labels
+    ]
+    if not labelled:
+        return list(header), (list(row) for row in rows)
+    at_label = {at: column for at, column in labelled}
+
+    def spread(row: Sequence[str], label_of: Callable[[int, str], str]) -> list[str]:
+        out: list[str] = []
+        for at, cell in enumerate(row):
+            out.append(cell)
+            if at in at_label:
+                out.append(label_of(at, cell))
+        return out
+
+    new_header = spread(header, lambda _, name: name + LABEL_SUFFIX)
+    return new_header, (spread(row, lambda at, code: at_label[at].label_of(code)) for row in rows)
+
+
 def _table_csv(plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str]) -> bytes:
-    """by-columns…, count, then one constant column (`moe` of a table, `noise_std` of a
-    measurement)."""
+    """by-columns… (each labelled code followed by its `C_label`), count, then one constant
+    column (`moe` of a table, `noise_std` of a measurement)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     name, value_text = extra
-    writer.writerow([csv_safe(column) for column in spec.by] + ["count", name])
-    for labels, value in zip(spec.cell_labels(plan.schema), values.tolist(), strict=True):
-        writer.writerow([csv_safe(label) for label in labels] + [_number(value), value_text])
+    header = [*spec.by, "count", name]
+    cells = (
+        [*labels, _number(value), value_text]
+        for labels, value in zip(spec.cell_labels(plan.schema), values.tolist(), strict=True)
+    )
+    numbers = len(header) - len(spec.by)  # count and moe/noise_std: never text
+    header, rows = with_labels(header, cells, spec.by, plan.schema)
+    text = len(header) - numbers  # the codes and their labels
+    writer.writerow([csv_safe(column) for column in header])
+    writer.writerows([*map(csv_safe, row[:text]), *row[text:]] for row in rows)
     return buffer.getvalue().encode("utf-8")
 
 
@@ -122,6 +160,11 @@ def release_metadata(release: Release) -> dict[str, Any]:
             **(
                 {"parent": column.parent}
                 if isinstance(column, CategoricalColumn) and column.parent
+                else {}
+            ),
+            **(
+                {"value_labels": dict(column.value_labels)}
+                if isinstance(column, CategoricalColumn) and column.value_labels
                 else {}
             ),
         }

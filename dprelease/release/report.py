@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from dprelease.release.report_domains import domains_html
 from dprelease.risk.epsilon_meaning import epsilon_risk_html
 
 if TYPE_CHECKING:
@@ -171,5 +172,6 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
 {skipped}
 {_accuracy_section(release)}
+{domains_html(release.plan)}
 </body></html>
 """

@@ -8,10 +8,8 @@ shows them).
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,9 @@ from helpers.browser import (
     CHROMIUM_FLAGS,
     ROOT,
     chromium_path,
+    create_and_download_release,
     file_input,
+    go,
     streamlit_server,
     wait_idle,
 )
@@ -65,12 +65,6 @@ def open_page(browser, url: str):
     page.get_by_role("heading", name="1 · Data").wait_for()
     wait_idle(page)
     return page
-
-
-def go(page, title: str) -> None:
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(title).click()
-    page.get_by_role("heading", name=title).wait_for()
-    wait_idle(page)
 
 
 def column(page, name: str):
@@ -146,14 +140,7 @@ def test_whole_journey_from_upload_to_downloaded_release(server, browser, tmp_pa
     shoot(page, "4-preview")
 
     go(page, "5 · Release")
-    page.get_by_text("I understand that this spends").click()
-    wait_idle(page)
-    page.get_by_role("button", name="Create release").click()
-    page.get_by_text("Release made and charged once").wait_for(timeout=120_000)
-    wait_idle(page)
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download the release (zip)").click()
-    archive = zipfile.ZipFile(io.BytesIO(Path(download.value.path()).read_bytes()))
+    archive = create_and_download_release(page)
     names = set(archive.namelist())
     assert {"metadata.json", "report.html", "tables/sex.csv", "measurements/age.csv"} <= names
     metadata = json.loads(archive.read("metadata.json"))

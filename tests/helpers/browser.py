@@ -3,6 +3,7 @@ driven by Playwright (Playwright's own browser download does not work on our mac
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import socket
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,3 +105,22 @@ def wait_idle(page, timeout: float = 60_000) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
     )
     page.wait_for_timeout(200)
+
+
+def go(page, title: str) -> None:
+    """Open a page from the sidebar and wait until it has run."""
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(title).click()
+    page.get_by_role("heading", name=title).wait_for()
+    wait_idle(page)
+
+
+def create_and_download_release(page) -> zipfile.ZipFile:
+    """On the Release page: confirm, create, and download the zip."""
+    page.get_by_text("I understand that this spends").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Create release").click()
+    page.get_by_text("Release made and charged once").wait_for(timeout=120_000)
+    wait_idle(page)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the release (zip)").click()
+    return zipfile.ZipFile(io.BytesIO(Path(download.value.path()).read_bytes()))
