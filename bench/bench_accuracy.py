@@ -29,14 +29,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from workload import workload_plan_dict  # noqa: E402
+from workload import workload_plan_dict
 
-from dprelease.accounting.allocation import allocate  # noqa: E402
-from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance  # noqa: E402
-from dprelease.data.count import count, load_data  # noqa: E402
-from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict  # noqa: E402
-from dprelease.release.draw import draw_preview  # noqa: E402
-from dprelease.sample.generator import write_sample  # noqa: E402
+from dprelease.accounting.allocation import allocate
+from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance
+from dprelease.data.count import count, load_data
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
+from dprelease.release.draw import draw_preview
+from dprelease.sample.generator import write_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE_CLASSES = ((0, 0), (1, 9), (10, 99), (100, 999), (1000, math.inf))
