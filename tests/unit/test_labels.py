@@ -192,7 +192,7 @@ def coded_release(tmp_path_factory):
 def test_released_tables_and_measurements_carry_the_labels(coded_release):
     _, files = coded_release
     rows = list(csv.reader(io.StringIO(files["tables/state.csv"].decode())))
-    assert rows[0] == ["state", "state_label", "count"]
+    assert rows[0] == ["state", "state_label", "count", "moe"]
     assert [r[:2] for r in rows[1:]] == [
         ["01", "Alabama"],
         ["06", "California"],
@@ -201,14 +201,15 @@ def test_released_tables_and_measurements_carry_the_labels(coded_release):
     ]
     assert all(r[2].lstrip("-").isdigit() for r in rows[1:])  # counts stay numbers
     wide = list(csv.reader(io.StringIO(files["tables/state_by_sex_by_age.csv"].decode())))
-    assert wide[0] == ["state", "state_label", "sex", "sex_label", "age", "count"]
+    assert wide[0] == ["state", "state_label", "sex", "sex_label", "age", "count", "moe"]
     assert wide[1][:5] == ["01", "Alabama", "1", "'=HYPERLINK(x)", "[0, 18)"]  # formula-safe
     assert len(wide) == 1 + 4 * 2 * 3
-    measured = list(csv.reader(io.StringIO(files["measurements/state.csv"].decode())))
-    assert measured[0] == ["state", "state_label", "count", "noise_std"]
-    assert measured[4][:2] == ["N", "not applicable"]
+    # what was measured (strategy auto: the 3-way table) carries the labels too
+    measured = list(csv.reader(io.StringIO(files["measurements/state_by_sex_by_age.csv"].decode())))
+    assert measured[0] == ["state", "state_label", "sex", "sex_label", "age", "count", "noise_std"]
+    assert measured[-1][:2] == ["N", "not applicable"]
     total = list(csv.reader(io.StringIO(files["tables/total.csv"].decode())))
-    assert total[0] == ["count"]
+    assert total[0] == ["count", "moe"]
     meta = json.loads(files["metadata.json"])
     assert meta["columns"]["state"]["value_labels"] == STATES
     assert "value_labels" not in meta["columns"]["age"]
