@@ -356,8 +356,8 @@ def sample_plan_dict(data_file: str = "census_sample.csv") -> dict[str, Any]:
         "tables": [
             {"name": name, "by": list(by), "weight": w} for name, by, w in facts.SAMPLE_TABLES
         ],
-        "budget": dict(
-            accounting="zcdp", epsilon=1.0, delta=1.0e-10, allocation="weighted", confidence=0.95
+        "budget": dict(  # accounting: auto, allocation: optimal, strategy: auto (the defaults)
+            epsilon=1.0, delta=1.0e-10, confidence=0.95
         ),
         "postprocess": dict(clamp=[0, None], nonnegative=True, integer=True, consistent=False),
     }
