@@ -6,7 +6,7 @@ adds is its upper tail A_m = P(X ≥ m), bounded in high precision, and its exac
 
 | noise | P(X = k) ∝ | A_m (m ≥ 1) | |X| given |X| ≥ K+1 |
 |---|---|---|---|
-| discrete Laplace, scale b | q^|k|, q = e^{−1/b} | q^m / (1 + q) | K+1 + (X given X ≥ 0): memoryless |
+| discrete Laplace, b | q^|k|, q = e^{−1/b} | q^m / (1 + q) | K+1 + (X given X ≥ 0) |
 | discrete Gaussian, σ | e^{−k²/2σ²} | Σ_{k≥m} w_k / (1 + 2Σ_{k≥1} w_k) | rejection, below |
 
 Discrete Laplace tail: P(X = k | X ≥ K+1) ∝ q^k = q^{K+1}·q^{k−K−1}, the law of K+1 + Y with
@@ -30,6 +30,7 @@ from __future__ import annotations
 import decimal
 import functools
 import math
+import threading
 from decimal import Decimal
 from fractions import Fraction
 
@@ -168,7 +169,7 @@ class DiscreteGaussianSampler(SymmetricTableSampler):
             j = self._geometric(m, var)
             exponent = Fraction(j * j) / (2 * var)
             accept = LazyUniform(int(self.words(1)[0]), self.words)
-            if accept.below(lambda digits: _exp_minus(exponent, digits)):
+            if accept.below(functools.partial(_exp_minus, exponent)):
                 return m + j
 
     def _geometric(self, m: int, var: Fraction) -> int:
@@ -188,17 +189,42 @@ class DiscreteGaussianSampler(SymmetricTableSampler):
         return LazyUniform(int(self.words(1)[0]), self.words).floor_of(image)
 
 
-@functools.lru_cache(maxsize=128)
-def discrete_laplace(scale: float) -> DiscreteLaplaceSampler | None:
-    """The exact sampler of scale b, or None when its table would exceed MAX_HALF_WIDTH."""
-    if DiscreteLaplaceSampler.half_width_for(scale) > MAX_HALF_WIDTH:
-        return None
-    return DiscreteLaplaceSampler(scale)
+# Building a table costs about 35 µs (discrete Laplace) or 80 µs (discrete Gaussian) per unit
+# of half-width K; OpenDP draws a cell in about 6 or 12 µs (bench/bench_noise.py). A new table
+# pays for itself from about 6K cells; below that OpenDP draws, unless the table is built.
+CELLS_PER_HALF_WIDTH = 8
+_CACHE_SIZE = 256
+_built: dict[tuple[type[SymmetricTableSampler], float], SymmetricTableSampler] = {}
+_lock = threading.Lock()
 
 
-@functools.lru_cache(maxsize=128)
-def discrete_gaussian(sigma: float) -> DiscreteGaussianSampler | None:
-    """The exact sampler of σ, or None when its table would exceed MAX_HALF_WIDTH."""
-    if DiscreteGaussianSampler.half_width_for(sigma) > MAX_HALF_WIDTH:
+def _sampler(
+    kind: type[DiscreteLaplaceSampler] | type[DiscreteGaussianSampler], scale: float, cells: int
+) -> SymmetricTableSampler | None:
+    """The built (or newly built) exact sampler, or None where OpenDP is the better choice:
+    a table over MAX_HALF_WIDTH, or a new table that costs more than drawing `cells` with
+    OpenDP. Tables are public (functions of the scale alone), so they are kept for reuse."""
+    key = (kind, scale)
+    with _lock:
+        built = _built.get(key)
+    if built is not None:
+        return built
+    half_width = kind.half_width_for(scale)
+    if half_width > MAX_HALF_WIDTH or cells < CELLS_PER_HALF_WIDTH * half_width:
         return None
-    return DiscreteGaussianSampler(sigma)
+    sampler = kind(scale)
+    with _lock:
+        if len(_built) >= _CACHE_SIZE:
+            _built.clear()
+        _built[key] = sampler
+    return sampler
+
+
+def discrete_laplace(scale: float, cells: int) -> SymmetricTableSampler | None:
+    """The exact sampler of scale b for `cells` draws, or None: OpenDP is better (see above)."""
+    return _sampler(DiscreteLaplaceSampler, scale, cells)
+
+
+def discrete_gaussian(sigma: float, cells: int) -> SymmetricTableSampler | None:
+    """The exact sampler of σ for `cells` draws, or None: OpenDP is better (see above)."""
+    return _sampler(DiscreteGaussianSampler, sigma, cells)

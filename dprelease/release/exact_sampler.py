@@ -44,6 +44,7 @@ table, so that the tail branch runs often). A release never passes either.
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 import os
 from abc import ABC, abstractmethod
@@ -210,7 +211,7 @@ class SymmetricTableSampler(ABC):
         uniform = LazyUniform(word, self.words)
         index = first
         while index < self._floors.size and int(self._floors[index]) == word:
-            if uniform.below(lambda digits, i=index: self.threshold(i, digits)):
+            if uniform.below(functools.partial(self.threshold, index)):
                 break
             index += 1
         return index
