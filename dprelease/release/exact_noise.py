@@ -62,7 +62,7 @@ def _exp_minus(x: Fraction, digits: int) -> Bounds:
     """Bounds on e^{−x}, x ≥ 0; beyond x = 10^4 the valid bounds [0, e^{−10^4}] (far below
     2^-MAX_BITS, so the comparison still decides) keep arguments within the error allowance."""
     if x > _EXP_CAP:
-        return Decimal(0), _exp_minus(Fraction(_EXP_CAP), digits)[1]
+        return Fraction(0), _exp_minus(Fraction(_EXP_CAP), digits)[1]
     with decimal.localcontext(context(digits)):
         value = (-_decimal(x, digits)).exp()
     return widen(value, digits)
@@ -142,17 +142,14 @@ class DiscreteGaussianSampler(SymmetricTableSampler):
                 if k <= self.half_width + 1:
                     suffix[k] = total
             t = Decimal(2 * end + 3) / two_var
-            rest = 2 * (-(Decimal((end + 1) ** 2) / two_var)).exp() * (1 + t) / t
-        error = relative_error(digits)
-        with decimal.localcontext(context(digits + 5)):
-            normaliser = (1 + 2 * suffix[1] * (1 - error), 1 + 2 * (suffix[1] * (1 + error) + rest))
-            tails = [
-                (
-                    suffix[m] * (1 - error) / normaliser[1] * (1 - error),
-                    (suffix[m] * (1 + error) + rest) / normaliser[0] * (1 + error),
-                )
-                for m in range(1, self.half_width + 2)
-            ]
+            rest = widen((-(Decimal((end + 1) ** 2) / two_var)).exp() * (1 + t) / t, digits)[1]
+        # exact from here: S_m ∈ [s_m(1−e), s_m(1+e) + rest], Z = 1 + 2 S_1, A_m = S_m / Z
+        sums = [widen(value, digits) if value else (Fraction(0), Fraction(0)) for value in suffix]
+        low_z, high_z = 1 + 2 * sums[1][0], 1 + 2 * (sums[1][1] + rest)
+        tails = [
+            (sums[m][0] / high_z, (sums[m][1] + rest) / low_z)
+            for m in range(1, self.half_width + 2)
+        ]
         self._tails[digits] = tails
         return tails
 
@@ -183,8 +180,9 @@ class DiscreteGaussianSampler(SymmetricTableSampler):
                 c = _decimal(factor, digits)
                 smallest = -_decimal(high, digits).ln() * c  # g decreases: g(high) < g(U)
                 largest = -_decimal(low, digits).ln() * c
-            error = relative_error(digits)
-            return smallest * (1 - error) - error, largest * (1 + error) + error
+            error = Fraction(relative_error(digits))  # relative, and absolute near g = 0
+            lowest = max(Fraction(0), Fraction(smallest) * (1 - error) - error)  # g(U) > 0
+            return lowest, Fraction(largest) * (1 + error) + error
 
         return LazyUniform(int(self.words(1)[0]), self.words).floor_of(image)
 
@@ -192,7 +190,7 @@ class DiscreteGaussianSampler(SymmetricTableSampler):
 # Building a table costs about 35 µs (discrete Laplace) or 80 µs (discrete Gaussian) per unit
 # of half-width K; OpenDP draws a cell in about 6 or 12 µs (bench/bench_noise.py). A new table
 # pays for itself from about 6K cells; below that OpenDP draws, unless the table is built.
-CELLS_PER_HALF_WIDTH = 8
+CELLS_PER_HALF_WIDTH = 6
 _CACHE_SIZE = 256
 _built: dict[tuple[type[SymmetricTableSampler], float], SymmetricTableSampler] = {}
 _lock = threading.Lock()

@@ -64,7 +64,7 @@ MAX_BITS = 64 * 64  # a uniform needing more bits than this has probability < 2^
 MAX_ARGUMENT = 10**6  # the largest exp/ln argument the error allowance covers
 
 RandomWords = Callable[[int], np.ndarray]
-Bounds = tuple[Decimal, Decimal]
+Bounds = tuple[Fraction, Fraction]  # exact rationals: no rounding after the bounds
 
 
 def os_random_words(count: int) -> np.ndarray:
@@ -87,16 +87,21 @@ def context(digits: int) -> decimal.Context:
 
 
 def widen(value: Decimal, digits: int) -> Bounds:
-    """[value·(1−e), value·(1+e)] for a positive value computed at `digits` digits."""
-    error = relative_error(digits)
-    with decimal.localcontext(context(digits + 5)):
-        return value * (1 - error), value * (1 + error)
+    """[value·(1−e), value·(1+e)], exactly, for a positive value computed at `digits` digits."""
+    error = Fraction(relative_error(digits))
+    exact = Fraction(value)
+    return exact * (1 - error), exact * (1 + error)
+
+
+def complement(bounds: Bounds) -> Bounds:
+    """Bounds on 1 − T from bounds on T (exact)."""
+    return 1 - bounds[1], 1 - bounds[0]
 
 
 def certain_floor(bounds: Bounds, bits: int) -> int | None:
     """⌊2^bits·T⌋ when the bounds lo ≤ T ≤ hi decide it, else None (exact rationals)."""
-    low = math.floor(Fraction(bounds[0]) * 2**bits)
-    high = math.floor(Fraction(bounds[1]) * 2**bits)
+    low = math.floor(bounds[0] * 2**bits)
+    high = math.floor(bounds[1] * 2**bits)
     return low if low == high else None
 
 
@@ -123,9 +128,9 @@ class LazyUniform:
         while True:
             low, high = self.interval()
             bounds = threshold(digits_for(self.bits))
-            if high <= Fraction(bounds[0]):
+            if high <= bounds[0]:
                 return True  # U < high ≤ lo ≤ T
-            if low >= Fraction(bounds[1]):
+            if low >= bounds[1]:
                 return False  # U ≥ low ≥ hi ≥ T
             self.extend()
 
@@ -136,7 +141,7 @@ class LazyUniform:
             low, high = self.interval()
             bounds = image(low, high, digits_for(self.bits))
             if bounds is not None:
-                first, last = math.floor(Fraction(bounds[0])), math.floor(Fraction(bounds[1]))
+                first, last = math.floor(bounds[0]), math.floor(bounds[1])
                 if first == last:
                     return first
             self.extend()
@@ -181,8 +186,7 @@ class SymmetricTableSampler(ABC):
         value = index - self.half_width - 1
         if value < 0:
             return self.upper_tail(-value, digits)
-        low, high = self.upper_tail(value + 1, digits)
-        return 1 - high, 1 - low
+        return complement(self.upper_tail(value + 1, digits))
 
     def _build_floors(self) -> np.ndarray:
         k = self.half_width
@@ -191,11 +195,7 @@ class SymmetricTableSampler(ABC):
         floors = np.empty(2 * k + 2, dtype=np.uint64)
         for index in range(2 * k + 2):
             value = index - k - 1
-            if value < 0:
-                bounds = tails[-value - 1]
-            else:
-                low, high = tails[value]
-                bounds = (1 - high, 1 - low)
+            bounds = tails[-value - 1] if value < 0 else complement(tails[value])
             floor = certain_floor(bounds, WORD_BITS)
             extra = 0
             while floor is None:  # rare: T_i within the slack of a multiple of 2^-64
