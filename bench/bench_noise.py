@@ -38,10 +38,14 @@ CASES: tuple[tuple[Noise, type[SymmetricTableSampler]], ...] = (
 )
 
 
-def _seconds(work: Callable[[], object]) -> float:
+def _seconds(work: Callable[..., object], *args: object) -> float:
     start = time.perf_counter()
-    work()
+    work(*args)
     return time.perf_counter() - start
+
+
+def _new_table(kind: type[SymmetricTableSampler], scale: float, cells: int) -> object:
+    return kind(scale).sample(cells)  # type: ignore[call-arg]
 
 
 def _opendp(noise: Noise, counts: np.ndarray) -> Callable[[], object]:
@@ -65,8 +69,8 @@ def compare(sizes: list[int], runs: int, opendp_max_runs_at_1e7: int) -> None:
             for run in range(runs):
                 if run < opendp_runs:
                     timings["opendp"].append(_seconds(_opendp(noise, counts)))
-                timings["new"].append(_seconds(lambda: kind(noise.scale).sample(cells)))
-                timings["built"].append(_seconds(lambda: built.sample(cells)))
+                timings["new"].append(_seconds(_new_table, kind, noise.scale, cells))
+                timings["built"].append(_seconds(built.sample, cells))
             print(
                 f"| {noise.mechanism} {noise.scale:g} | {cells:,} | "
                 f"{_rate(cells, timings['opendp'])} | {_rate(cells, timings['new'])} | "
@@ -81,7 +85,7 @@ def large_scales() -> None:
         start = time.perf_counter()
         sampler = kind(scale)
         build = time.perf_counter() - start
-        draw = statistics.median(_seconds(lambda: sampler.sample(10**6)) for _ in range(3))
+        draw = statistics.median(_seconds(sampler.sample, 10**6) for _ in range(3))
         print(f"| {kind.__name__} {scale:g} | {sampler.half_width:,} | {build:.2f} | "
               f"{10**6 / draw:,.0f} |")  # fmt: skip
     print("\n| noise (OpenDP) | cells/s at 10^5 cells |")
