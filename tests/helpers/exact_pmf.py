@@ -18,14 +18,15 @@ DIGITS = 120
 
 def pmf(mechanism: str, scale: float, support: np.ndarray) -> np.ndarray:
     """P(X = k) over `support` (float64), normalised over ±(60·scale + 60)."""
+
+    def weight(k: np.ndarray) -> np.ndarray:
+        if mechanism == "discrete_laplace":
+            return np.exp(-np.abs(k) / scale)
+        return np.exp(-(k**2) / (2 * scale**2))
+
     span = int(60 * scale) + 60
-    every = np.arange(-span, span + 1, dtype=np.float64)
-    if mechanism == "discrete_laplace":
-        weights = np.exp(-np.abs(every) / scale)
-    else:
-        weights = np.exp(-(every**2) / (2 * scale**2))
-    weights /= weights.sum()
-    return weights[np.asarray(support, dtype=np.int64) + span]
+    total = weight(np.arange(-span, span + 1, dtype=np.float64)).sum()
+    return weight(np.asarray(support, dtype=np.float64)) / total
 
 
 def chi_square(sample: np.ndarray, mechanism: str, scale: float, declared: float) -> float:
