@@ -45,7 +45,9 @@ inward: each line imports only from lines above it or from its own subpackage.
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
     values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
 - release/        where true counts meet noise, and what leaves the tool
-    noise           OpenDP's secure samplers for releases; numpy samplers for previews only
+    noise           secure noise for releases (exact tables or OpenDP); numpy for previews only
+    exact_sampler   exact, secure, vectorised inverse-CDF tables (OS CSPRNG, certain floors)
+    exact_noise     the discrete Laplace and discrete Gaussian table samplers and tails
     draw            draw_release (secure) and draw_preview
     report, export  the release as metadata.json, CSV tables and an HTML report
     report_domains  the report's public definitions: each column's codes, labels, bins

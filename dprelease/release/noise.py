@@ -1,9 +1,13 @@
-"""Drawing noise: OpenDP's exact, secure samplers for a release; numpy for previews only.
+"""Drawing noise: exact, secure samplers for a release; numpy for previews only.
 
-`secure_noisy_counts` is the only sampler a release may use: OpenDP draws from a
-cryptographically secure source with exact (integer or arbitrary-precision) arithmetic, so
-the noise has no floating-point leaks and cannot be reproduced. Before it draws, the
-measurement's own privacy map is checked against ours, so a wrong scale cannot slip through.
+`secure_noisy_counts` is the only sampler a release may use. Integer noise (discrete Laplace,
+discrete Gaussian) comes from `exact_noise`'s table samplers (OS CSPRNG, exact inverse CDF,
+> 10^7 cells/s) when they are faster, else from OpenDP (small tables, whose new table would
+cost more to build than OpenDP's draws; scales too large for a table). The continuous
+Gaussian is always OpenDP's. Both draw from a cryptographically secure source with exact
+arithmetic, so the noise has no floating-point leaks and cannot be reproduced. Before any
+draw, OpenDP's privacy map for the scale is checked against ours, so a wrong scale cannot slip
+through, whichever sampler then draws.
 
 `preview_noise` is numpy's fast pseudo-random sampler with a seedable generator: fine for a
 data holder's preview, never for anything that leaves the tool (the release code never calls
@@ -20,6 +24,9 @@ import numpy as np
 from dprelease.accounting.mechanisms import Noise
 from dprelease.errors import InternalError
 from dprelease.plan.table_spec import Sensitivity
+from dprelease.release import exact_noise
+
+_SAFE_MAGNITUDE = 2**62  # counts and noise both below: their int64 sum cannot overflow
 
 
 @functools.cache
@@ -50,14 +57,22 @@ def _check_privacy_map(measurement: Any, noise: Noise, sens: Sensitivity) -> Non
 def secure_noisy_counts(
     true_counts: np.ndarray, noise: Noise, l1: int, l2_squared: int
 ) -> np.ndarray:
-    """Counts plus fresh noise from OpenDP's secure sampler (int64, or float64 for Gaussian)."""
+    """Counts plus fresh secure noise (int64, or float64 for the continuous Gaussian)."""
     measurement = noise.kind.measurement(opendp_prelude(), noise.scale)
     _check_privacy_map(measurement, noise, Sensitivity(l1=l1, l2_squared=l2_squared))
+    sampler = noise.kind.exact_sampler(exact_noise, noise.scale, true_counts.size)
+    if sampler is not None:
+        counts = true_counts.astype(np.int64)
+        draws: np.ndarray = sampler.sample(counts.size)
+        if counts.size and max(np.abs(counts).max(), np.abs(draws).max()) >= _SAFE_MAGNITUDE:
+            raise InternalError("a count or a noise draw is too large for int64")
+        noisy: np.ndarray = counts + draws
+        return noisy
     if noise.kind.integer:
-        noisy = measurement(true_counts.astype(np.int64).tolist())
-        return np.asarray(noisy, dtype=np.int64)
-    noisy = measurement(true_counts.astype(np.float64).tolist())
-    return np.asarray(noisy, dtype=np.float64)
+        drawn = measurement(true_counts.astype(np.int64).tolist())
+        return np.asarray(drawn, dtype=np.int64)
+    drawn = measurement(true_counts.astype(np.float64).tolist())
+    return np.asarray(drawn, dtype=np.float64)
 
 
 def preview_noise(noise: Noise, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -8,8 +8,9 @@
 
 Inverses round the noise scale *up* and are checked with exact arithmetic, so the privacy a
 scale really buys never exceeds the budget it was computed from. Sampling for a release is
-OpenDP's (`Mechanism.measurement`, drawn in `dprelease.release.noise`); `Mechanism.preview` is
-numpy's, for previews only.
+drawn in `dprelease.release.noise` with the mechanism's exact table sampler
+(`Mechanism.exact_sampler`) or OpenDP's measurement (`Mechanism.measurement`);
+`Mechanism.preview` is numpy's, for previews only.
 """
 
 from dprelease.accounting.mechanisms.base import Mechanism

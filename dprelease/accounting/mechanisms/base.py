@@ -78,6 +78,12 @@ class Mechanism(ABC):
     def measurement(self, dp: Any, scale: float) -> Any:
         """OpenDP's measurement that adds this noise to a vector of counts (for a release)."""
 
+    def exact_sampler(self, samplers: Any, scale: float, cells: int) -> Any:
+        """This noise's exact, secure, vectorised sampler for `cells` draws from `samplers`
+        (the module `dprelease.release.exact_noise`, passed in as OpenDP's prelude is), or
+        None when it has none or OpenDP is the better choice: OpenDP draws it then."""
+        return None
+
     @abstractmethod
     def opendp_map_check(self, scale: float, sens: Sensitivity) -> tuple[int | float, float] | None:
         """(d_in to ask OpenDP's privacy map, the value our own map accounts), or None when

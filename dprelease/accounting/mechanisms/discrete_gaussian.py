@@ -122,6 +122,9 @@ class DiscreteGaussian(Mechanism):
         domain = dp.vector_domain(dp.atom_domain(T=dp.i64))
         return dp.m.make_gaussian(domain, dp.l2_distance(T=dp.i64), scale=scale)
 
+    def exact_sampler(self, samplers: Any, scale: float, cells: int) -> Any:
+        return samplers.discrete_gaussian(scale, cells)
+
     def opendp_map_check(self, scale: float, sens: Sensitivity) -> tuple[int, float] | None:
         l2 = whole_l2(sens)
         return None if l2 is None else (l2, sens.l2_squared / (2 * scale**2))

@@ -75,6 +75,9 @@ class DiscreteLaplace(Mechanism):
         domain = dp.vector_domain(dp.atom_domain(T=dp.i64))
         return dp.m.make_laplace(domain, dp.l1_distance(T=dp.i64), scale=scale)
 
+    def exact_sampler(self, samplers: Any, scale: float, cells: int) -> Any:
+        return samplers.discrete_laplace(scale, cells)
+
     def opendp_map_check(self, scale: float, sens: Sensitivity) -> tuple[int, float]:
         return sens.l1, sens.l1 / scale
 
