@@ -86,7 +86,7 @@ CASES = [
 )
 def test_neighbouring_data_sets_keep_the_claimed_privacy(budget, neighbors, unit, neighbour):
     plan = _plan(budget, neighbors, unit)
-    table = allocate(plan).tables[0]
+    table = allocate(plan).measurements[0]  # what the release draws noise for
     rows = _base()
     x, x_prime = _counts(plan, rows), _counts(plan, neighbour(rows))
     assert np.any(x != x_prime)
