@@ -18,7 +18,7 @@ import numpy as np
 from dprelease.errors import PlanError, quote
 
 DomainValue = str | int | float
-DomainSource = Literal["plan", "data"]
+DomainSource = Literal["plan", "data", "discovered"]  # discovered: issue 16
 
 RESERVED_NAME = "count"  # the released tables' count column
 MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` label
@@ -55,7 +55,7 @@ class CategoricalColumn:
 
     def __post_init__(self) -> None:
         where = f"Column {quote(self.name)}"
-        if not self.domain:
+        if not self.domain and self.domain_source != "discovered":  # filled at release
             raise PlanError(f"{where} has an empty domain: list at least one value.")
         if self.numeric_domain:
             if not all(math.isfinite(float(v)) for v in self.domain):
