@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dprelease.accounting.composition import (
     Guarantee,
@@ -45,6 +45,9 @@ from dprelease.accounting.shares import (
 from dprelease.errors import BudgetError
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
+
+if TYPE_CHECKING:
+    from dprelease.accounting.statistics import DiscoveryBudget, StatisticBudget
 
 MECHANISM_OF: dict[str, Mechanism] = {
     "pure": DISCRETE_LAPLACE,
@@ -110,6 +113,9 @@ class Allocation:
     tables: tuple[TableBudget, ...]
     required: Guarantee | None = None  # what the accuracy targets need (allocation: targets)
     advice: tuple[str, ...] = ()
+    # issue 16: tables with `stat:` and discovered domains (dprelease.accounting.statistics)
+    statistics: tuple[StatisticBudget, ...] = ()
+    discoveries: tuple[DiscoveryBudget, ...] = ()
 
     def table(self, name: str) -> TableBudget:
         return next(t for t in self.tables if t.name == name)
@@ -124,6 +130,9 @@ class Allocation:
             "tables": [t.to_dict() for t in self.tables],
             "advice": list(self.advice),
         }
+        if self.statistics or self.discoveries:  # issue 16: statistics are listed as tables
+            out["tables"] += [s.to_dict() for s in self.statistics]
+            out["discoveries"] = [d.to_dict() for d in self.discoveries]
         if self.required is not None:
             out["required"] = _guarantee_dict(self.required)
         return out
@@ -268,6 +277,10 @@ def delta_advice(delta: float | None, rows: int) -> tuple[str, ...]:
 
 def allocate(plan: Plan) -> Allocation:
     """Split the plan's budget, price each table's noise, and compose the whole release."""
+    if plan.statistics or plan.discoveries:  # issue 16: their shares come off the total first
+        from dprelease.accounting.statistics import allocate_with_statistics
+
+        return allocate_with_statistics(plan, allocate)
     sens = sensitivity(plan.unit, plan.neighbors)
     accounting = plan.budget.accounting
     deltas = delta_shares(plan) if accounting == "approx" else [0.0] * len(plan.tables)
