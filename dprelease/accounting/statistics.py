@@ -419,3 +419,30 @@ def _unit(statistic: StatisticTable) -> str:
     if isinstance(statistic.stat, QuantileSpec):
         return "rank"
     return f"{quote(statistic.stat.column)} (sum)"
+
+
+def statistics_text(allocation: Allocation) -> str:
+    """The statistics and discoveries in `plan`'s text summary (one line each)."""
+    lines = []
+    for s in allocation.statistics:
+        entry = s.to_dict()
+        cost = ", ".join(f"{k}={entry[k]:.4g}" for k in ("epsilon", "delta", "rho") if entry[k])
+        error = entry["error"]
+        if "moe_rank" in error:
+            shown = "rank moe " + ", ".join(f"{r:.4g}" for r in error["moe_rank"])
+        elif "sum_moe" in error:
+            shown = f"sum moe {error['sum_moe']:.4g}, count moe {error['count_moe']:.4g}"
+        else:
+            shown = f"moe {error['moe']:.4g}"
+        lines.append(
+            f"statistic {s.name}: {entry['description']} by [{', '.join(s.statistic.by)}], "
+            f"{entry['mechanism']}, {cost}, {shown}\n"
+        )
+    for d in allocation.discoveries:
+        entry = d.to_dict()
+        cost = ", ".join(f"{k}={entry[k]:.4g}" for k in ("epsilon", "delta", "rho") if entry[k])
+        lines.append(
+            f"discovery {d.column}: values whose noisy count reaches {entry['threshold']} "
+            f"(min_count {entry['min_count']}), {cost}; tables over it get their cells then\n"
+        )
+    return "".join(lines)

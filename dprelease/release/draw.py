@@ -9,7 +9,7 @@ returns a `Release`: noisy measurements and post-processed counts, no true count
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +25,14 @@ from dprelease.postprocess.accuracy import (
 )
 from dprelease.postprocess.pipeline import postprocess
 from dprelease.release.noise import preview_noise, secure_noisy_counts
+from dprelease.release.statistics import (
+    Counter,
+    ReleasedStatistic,
+    complete_plan,
+    draw_statistics,
+)
+from dprelease.stats.discovery import DiscoveredDomain
+from dprelease.stats.source import StatSource
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,9 @@ class Release:
     created: str
     # simulated from the measurements only (safe to publish); empty when not computed
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
+    # issue 16: noisy statistics and the released (discovered) domains
+    statistics: tuple[ReleasedStatistic, ...] = ()
+    discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -69,6 +80,8 @@ class Preview:
     steps_skipped: tuple[str, ...]
     # filled only when draw_preview is asked for simulations (it costs seconds)
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
+    statistics: tuple[ReleasedStatistic, ...] = ()  # PREVIEW noise (numpy), issue 16
+    discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -84,6 +97,8 @@ def _noisy_tables(
     true_counts: TrueCounts,
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
 ) -> tuple[tuple[NoisyTable, ...], tuple[str, ...], tuple[str, ...]]:
+    if not plan.tables:  # a plan of statistics only
+        return (), (), ()
     _check_counts(plan, true_counts)
     noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
     result = postprocess(plan, allocation, noisy)
@@ -107,17 +122,22 @@ def _accuracy(
 
 def draw_release(
     plan: Plan,
-    true_counts: TrueCounts,
+    true_counts: TrueCounts | Counter,
     allocation: Allocation | None = None,
     *,
     simulations: int = DEFAULT_SIMULATIONS,
+    statistics_source: StatSource | None = None,
 ) -> Release:
     """Draw the release: fresh secure noise for every table, then post-processing.
 
     `simulations` (0 to skip) estimates the accuracy after post-processing from the noisy
-    measurements only (see `dprelease.postprocess.accuracy`).
+    measurements only (see `dprelease.postprocess.accuracy`). With statistics or discovered
+    domains (issue 16), `statistics_source` holds their rows and `true_counts` may be a
+    function that counts the plan once its domains are discovered.
     """
     allocation = allocation or allocate(plan)
+    plan, allocation, domains = complete_plan(plan, allocation, statistics_source, None)
+    true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
     def secure(counts: np.ndarray, table: TableBudget) -> np.ndarray:
         sens = table.sensitivity
@@ -126,16 +146,20 @@ def draw_release(
     tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, secure)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     accuracy = _accuracy(tables, plan, allocation, simulations)
-    return Release(plan, allocation, tables, applied, skipped, created, accuracy=accuracy)
+    statistics = draw_statistics(plan, allocation, statistics_source, None)
+    return Release(
+        plan, allocation, tables, applied, skipped, created, accuracy, statistics, domains
+    )
 
 
 def draw_preview(
     plan: Plan,
-    true_counts: TrueCounts,
+    true_counts: TrueCounts | Counter,
     allocation: Allocation | None = None,
     rng: np.random.Generator | None = None,
     *,
     simulations: int = 0,
+    statistics_source: StatSource | None = None,
 ) -> Preview:
     """A fast preview with numpy's sampler, for the data holder only.
 
@@ -143,6 +167,8 @@ def draw_preview(
     """
     allocation = allocation or allocate(plan)
     generator = rng or np.random.default_rng()
+    plan, allocation, domains = complete_plan(plan, allocation, statistics_source, generator)
+    true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
     def fast(counts: np.ndarray, table: TableBudget) -> np.ndarray:
         noisy: np.ndarray = counts + preview_noise(table.noise, counts.size, generator)
@@ -150,4 +176,7 @@ def draw_preview(
 
     tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, fast)
     accuracy = _accuracy(tables, plan, allocation, simulations)
-    return Preview(plan, allocation, tables, true_counts, applied, skipped, accuracy)
+    statistics = draw_statistics(plan, allocation, statistics_source, generator)
+    return Preview(
+        plan, allocation, tables, true_counts, applied, skipped, accuracy, statistics, domains
+    )

@@ -29,6 +29,7 @@ from dprelease.plan.schema import CategoricalColumn
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.draw import NoisyTable, Release
 from dprelease.release.report import report_html
+from dprelease.release.statistics_files import statistic_csv, statistics_metadata
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -101,6 +102,7 @@ def release_metadata(release: Release) -> dict[str, Any]:
         for column in plan.schema.columns
         if column.name in plan.used_columns
     }
+    statistics_metadata(meta, plan, release.discovered)  # issue 16
     meta["noise"] = "OpenDP secure samplers: cryptographically secure, exact, not reproducible"
     meta["created"] = release.created
     meta["software"] = _software()
@@ -123,6 +125,10 @@ def release_files(release: Release) -> dict[str, bytes]:
         )
         files[f"measurements/{table.name}.csv"] = _table_csv(
             release.plan, table, table.noisy_counts, with_std=True
+        )
+    for released in release.statistics:  # issue 16: by-columns, then value
+        files[f"tables/{released.name}.csv"] = statistic_csv(
+            release.plan, released, csv_safe, _number
         )
     files["report.html"] = report_html(release).encode("utf-8")
     return files

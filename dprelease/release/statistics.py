@@ -1,0 +1,122 @@
+"""Where statistics and discoveries meet noise (issue 16), for a release or a preview.
+
+Order: each discovered column's domain is drawn first (the stability-based histogram), the
+plan is completed with the released domains, the count tables are counted on it and drawn
+(`draw.draw_release`), then every statistic is drawn per cell. A release uses OpenDP's secure
+samplers only; a preview passes a numpy generator and is labelled PREVIEW.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from dprelease.accounting.allocation import Allocation, allocate
+from dprelease.accounting.statistics import StatisticBudget
+from dprelease.data.count import TrueCounts
+from dprelease.errors import InternalError
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn
+from dprelease.plan.statistic import DISCOVERED
+from dprelease.stats.discovery import DiscoveredDomain, discover_domain, preview_domain
+from dprelease.stats.means import MeanMechanism, preview_means, release_means
+from dprelease.stats.quantile import QuantileMechanism, draw_quantiles, preview_sampler
+from dprelease.stats.source import StatSource
+from dprelease.stats.sums import SumMechanism, preview_sums, release_sums
+
+Counter = Callable[[Plan], TrueCounts]  # counts the count tables of the completed plan
+
+
+@dataclass(frozen=True)
+class ReleasedStatistic:
+    """One statistic's noisy values: shape (cells, quantiles) for quantiles, (cells,) else."""
+
+    budget: StatisticBudget
+    values: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return self.budget.name
+
+
+def discover_domains(
+    plan: Plan, allocation: Allocation, source: StatSource, rng: np.random.Generator | None
+) -> dict[str, DiscoveredDomain]:
+    """Each discovered column's released domain (secure unless `rng` is given: PREVIEW)."""
+    found = {}
+    for budget in allocation.discoveries:
+        texts = source.texts(budget.column)
+        if rng is None:
+            found[budget.column] = discover_domain(texts, budget.mechanism)
+        else:
+            found[budget.column] = preview_domain(texts, budget.mechanism, rng)
+    return found
+
+
+def with_domains(plan: Plan, domains: dict[str, DiscoveredDomain]) -> Plan:
+    """The plan with each discovered column's domain filled in (still `discovered`)."""
+    if not domains:
+        return plan
+    columns = tuple(
+        CategoricalColumn(
+            column.name, tuple(str(v) for v in domains[column.name].values),
+            domain_source=DISCOVERED,
+        )  # fmt: skip
+        if column.name in domains
+        else column
+        for column in plan.schema.columns
+    )
+    schema = dataclasses.replace(plan.schema, columns=columns)
+    return dataclasses.replace(plan, schema=schema)
+
+
+def draw_statistic(
+    plan: Plan, budget: StatisticBudget, source: StatSource, rng: np.random.Generator | None
+) -> ReleasedStatistic:
+    data = source.stat_data(plan, budget.statistic)
+    mech = budget.mechanism
+    values: np.ndarray
+    if isinstance(mech, QuantileMechanism):
+        values = (
+            draw_quantiles(data, mech)
+            if rng is None
+            else draw_quantiles(data, mech, preview_sampler(rng))
+        )
+    elif isinstance(mech, SumMechanism):
+        values = release_sums(data, mech) if rng is None else preview_sums(data, mech, rng)
+    elif isinstance(mech, MeanMechanism):
+        values = release_means(data, mech) if rng is None else preview_means(data, mech, rng)
+    else:
+        raise InternalError("unknown statistic mechanism")
+    values.setflags(write=False)
+    return ReleasedStatistic(budget, values)
+
+
+def complete_plan(
+    plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator | None
+) -> tuple[Plan, Allocation, dict[str, DiscoveredDomain]]:
+    """Discover the domains, then the completed plan and its allocation: the same shares and
+    total as the allocation charged (checked), with the tables' cells now known."""
+    if not plan.discoveries:
+        return plan, allocation, {}
+    if source is None:
+        raise InternalError("domain discovery needs the data")
+    domains = discover_domains(plan, allocation, source, rng)
+    completed = with_domains(plan, domains)
+    again = allocate(completed)
+    if again.total != allocation.total:
+        raise InternalError("the completed plan's allocation differs from the one charged")
+    return completed, again, domains
+
+
+def draw_statistics(
+    plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator | None
+) -> tuple[ReleasedStatistic, ...]:
+    if not allocation.statistics:
+        return ()
+    if source is None:
+        raise InternalError("statistics need the data")
+    return tuple(draw_statistic(plan, b, source, rng) for b in allocation.statistics)
