@@ -348,8 +348,8 @@ def _guarantee(
             epsilon += Fraction(counts.total.epsilon or 0.0)
             delta_sum += Fraction(counts.total.delta or 0.0)
             composition = counts.total.composition
-        delta = None if accounting == "pure" else round_up(delta_sum)
-        guarantee = Guarantee(round_up(epsilon), delta, None, composition)
+        total_delta = None if accounting == "pure" else round_up(delta_sum)
+        guarantee = Guarantee(round_up(epsilon), total_delta, None, composition)
     if budget.epsilon is not None:
         assert guarantee.epsilon is not None
         check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
@@ -358,7 +358,9 @@ def _guarantee(
     return guarantee
 
 
-def allocate_with_statistics(plan: Plan, allocate_counts: Callable[[Plan], Allocation]) -> Allocation:
+def allocate_with_statistics(
+    plan: Plan, allocate_counts: Callable[[Plan], Allocation]
+) -> Allocation:
     """The allocation of a plan with statistics or discoveries (see the module docstring)."""
     from dprelease.accounting.allocation import Allocation
 

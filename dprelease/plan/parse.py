@@ -21,12 +21,12 @@ from dprelease.plan.fields import (
     TOP_KEYS,
     UNIT_KEYS,
     Collector,
+    discover_spec,
     flag,
     given,
     number_or_none,
     parse_clamp,
     parse_column,
-    discover_spec,
     parse_table,
     parse_unit_column,
 )
@@ -34,8 +34,8 @@ from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknow
 from dprelease.plan.schema import Column, NumericColumn, Schema
 from dprelease.plan.size import check_plan_size
 from dprelease.plan.statistic import Discovery, StatisticTable
-from dprelease.stats.spec import parse_discover, stat_to_dict
 from dprelease.plan.table_spec import TableSpec, Unit
+from dprelease.stats.spec import parse_discover, stat_to_dict
 
 
 def _schema(raw: object, bag: Collector) -> Schema | None:

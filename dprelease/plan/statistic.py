@@ -10,7 +10,7 @@ for a count table; `delta` and `target` do not apply.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.table_spec import TableSpec
@@ -19,7 +19,7 @@ from dprelease.stats.spec import DiscoverSpec, StatSpec
 if TYPE_CHECKING:
     from dprelease.plan.model import Plan
 
-DISCOVERED = "discovered"  # a column's domain_source once discovery has run
+DISCOVERED: Final = "discovered"  # a column's domain_source once discovery has run
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def statistic_problems(plan: Plan) -> list[str]:
         if statistic.table.rho is not None and plan.budget.accounting != "zcdp":
             problems.append(f"{where} locks rho, which only zcdp accounting uses.")
     for discovery in plan.discoveries:
-        column = plan.schema[discovery.column] if discovery.column in plan.schema else None
+        column = next((c for c in plan.schema.columns if c.name == discovery.column), None)
         if not isinstance(column, CategoricalColumn) or column.domain_source != DISCOVERED:
             problems.append(f"Column {quote(discovery.column)} is not a discovered column.")
         elif plan.unit.kind == "id" and discovery.column == plan.unit.column:

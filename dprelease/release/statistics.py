@@ -62,9 +62,10 @@ def with_domains(plan: Plan, domains: dict[str, DiscoveredDomain]) -> Plan:
         return plan
     columns = tuple(
         CategoricalColumn(
-            column.name, tuple(str(v) for v in domains[column.name].values),
+            column.name,
+            tuple(str(v) for v in domains[column.name].values),
             domain_source=DISCOVERED,
-        )  # fmt: skip
+        )
         if column.name in domains
         else column
         for column in plan.schema.columns

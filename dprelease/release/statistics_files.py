@@ -20,7 +20,10 @@ from dprelease.stats.spec import QuantileSpec
 
 
 def statistic_csv(
-    plan: Plan, released: ReleasedStatistic, safe: Callable[[str], str], number: Callable[[Any], str]
+    plan: Plan,
+    released: ReleasedStatistic,
+    safe: Callable[[str], str],
+    number: Callable[[Any], str],
 ) -> bytes:
     statistic = released.budget.statistic
     buffer = io.StringIO()
@@ -62,8 +65,8 @@ def statistics_metadata(
                     "domain_source": column.domain_source,
                 },
             )
-    for column, domain in discovered.items():
-        entry = meta["columns"].setdefault(column, {"kind": "categorical"})
+    for name, domain in discovered.items():
+        entry = meta["columns"].setdefault(name, {"kind": "categorical"})
         entry.update(
             labels=[str(v) for v in domain.values],
             domain_source=domain.domain_source,
@@ -141,8 +144,8 @@ def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
     )
     return f"""<h2>Statistics</h2>
 <p>Each file <code>tables/&lt;name&gt;.csv</code> of a statistic has the by-columns, then
-<code>value</code>. Bounds clamp every value: values above the upper bound pull a statistic down, values below
-the lower bound pull it up; the size of this bias depends on the data and is not in any
-margin of error. Choose bounds that hold nearly all values.</p>
+<code>value</code>. Bounds clamp every value: values above the upper bound pull a
+statistic down, values below the lower bound pull it up; the size of this bias depends on
+the data and is not in any margin of error. Choose bounds that hold nearly all values.</p>
 {table}
 {found}"""

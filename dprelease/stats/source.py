@@ -82,7 +82,8 @@ def read_stat_source(
     filename: str | None = None,
 ) -> StatSource:
     """Read the needed columns of a file (CSV, Parquet, Excel) and apply the unit cap."""
-    if isinstance(location, str) and "://" in location or Path(str(location)).is_dir():
+    remote = isinstance(location, str) and "://" in location
+    if remote or (not isinstance(location, bytes) and Path(location).is_dir()):
         raise DataError(
             "Statistics and domain discovery read one data file in memory; give a CSV, "
             "Parquet or Excel file, not a folder or a URI."

@@ -242,10 +242,12 @@ def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
 
 def stat_label(spec: StatSpec) -> str:
     """A short public description, e.g. 'median of age in [0, 100]'."""
-    lo, hi = _bounds_out(*((spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else
-                           (spec.lo, spec.hi)))
+    lo, hi = _bounds_out(
+        *((spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi))
+    )
     if isinstance(spec, QuantileSpec):
-        names = ", ".join("median" if q == Fraction(1, 2) else f"{float(q):g}-quantile"
-                          for q in spec.quantiles)
+        names = ", ".join(
+            "median" if q == Fraction(1, 2) else f"{float(q):g}-quantile" for q in spec.quantiles
+        )
         return f"{names} of {spec.column} in [{lo}, {hi}]"
     return f"{spec.kind} of {spec.column} clamped to [{lo}, {hi}]"
