@@ -20,6 +20,7 @@ from ui.budget_table import budget_table
 from ui.epsilon_risk import epsilon_risk
 from ui.markdown import md
 from ui.state import current_allocation, plan_key, workspace
+from ui.statistics_view import show_statistics_budget
 
 ws = workspace()
 st.title("3 · Budget")
@@ -49,6 +50,7 @@ if total.rho is not None:
 st.markdown(summary + f", composed by {total.composition} composition.")
 epsilon_risk(total.epsilon, total.delta)
 budget_table(ws, plan, allocation)
+show_statistics_budget(plan, allocation)  # issue 16
 
 # --- charts ---------------------------------------------------------------------------------
 plan_text = plan_key(ws)

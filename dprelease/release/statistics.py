@@ -121,3 +121,24 @@ def draw_statistics(
     if source is None:
         raise InternalError("statistics need the data")
     return tuple(draw_statistic(plan, b, source, rng) for b in allocation.statistics)
+
+
+def upload_inputs(
+    data: bytes, plan: Plan, filename: str
+) -> tuple[TrueCounts | Counter, StatSource | None]:
+    """The dashboard's inputs of a draw from an upload: the true counts (or, with discovered
+    domains or no count tables, a function that counts the completed plan) and the
+    statistics' rows (None without statistics or discoveries)."""
+    from types import MappingProxyType
+
+    from dprelease.data.count import count, load_data
+    from dprelease.stats.source import read_stat_source
+
+    def counter(completed: Plan) -> TrueCounts:
+        if not completed.tables:
+            return TrueCounts(MappingProxyType({}))
+        return count(load_data(data, completed, filename=filename), completed)
+
+    if not (plan.statistics or plan.discoveries):
+        return counter(plan), None
+    return counter, read_stat_source(data, plan, filename=filename)
