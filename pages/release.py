@@ -13,6 +13,7 @@ from dprelease.release.publish import charged_release
 from dprelease.release.statistics import upload_inputs
 from ui.markdown import md
 from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
+from ui.suggest_view import suggest_tables
 
 
 def _on_dataset_name() -> None:
@@ -73,6 +74,7 @@ st.caption(
     "records (any file format, row order or line endings) share this ledger, across sessions "
     "and restarts."
 )
+suggest_tables(ws, plan, book, account)  # issue 16: the sparse vector, charged
 if entries:
     st.dataframe(
         pd.DataFrame(

@@ -78,3 +78,18 @@ def test_preview_and_release_show_statistics_next_to_counts(ledger_file):
     entries = Ledger(ledger_file).entries(records_key(ws))
     assert len(entries) == 1 and name in entries[0].tables
     assert "Statistics" in ws.release.report_html
+
+
+def test_sparse_vector_suggestion_is_charged_once_before_it_is_shown(ledger_file):
+    app = go(open_app(), "pages/release.py")
+    plan_tables = [t["name"] for t in workspace(app).plan["tables"]]
+    app.multiselect(key="suggest_tables").set_value(plan_tables[:3])
+    app.number_input(key="suggest_t").set_value(1_000_000)  # no cell that large: all ⊥
+    submit(app, "suggest_form")
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    ws = workspace(app)
+    assert ws.suggestion.answer.above == (False, False, False)
+    entries = Ledger(ledger_file).entries(records_key(ws))
+    assert len(entries) == 1 and entries[0].epsilon == 0.1
+    assert entries[0].tables == tuple(plan_tables[:3])
+    assert any("no cell above T" in str(t.value) for t in app.table)
