@@ -27,6 +27,7 @@ from dprelease.postprocess.pipeline import postprocess
 from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.release.statistics import (
     Counter,
+    EmptyTable,
     ReleasedStatistic,
     complete_plan,
     draw_statistics,
@@ -63,6 +64,7 @@ class Release:
     # issue 16: noisy statistics and the released (discovered) domains
     statistics: tuple[ReleasedStatistic, ...] = ()
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
+    empty_tables: tuple[EmptyTable, ...] = ()  # over a discovered domain that found nothing
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -136,7 +138,7 @@ def draw_release(
     function that counts the plan once its domains are discovered.
     """
     allocation = allocation or allocate(plan)
-    plan, allocation, domains = complete_plan(plan, allocation, statistics_source, None)
+    plan, allocation, domains, empty = complete_plan(plan, allocation, statistics_source, None)
     true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
     def secure(counts: np.ndarray, table: TableBudget) -> np.ndarray:
@@ -148,7 +150,7 @@ def draw_release(
     accuracy = _accuracy(tables, plan, allocation, simulations)
     statistics = draw_statistics(plan, allocation, statistics_source, None)
     return Release(
-        plan, allocation, tables, applied, skipped, created, accuracy, statistics, domains
+        plan, allocation, tables, applied, skipped, created, accuracy, statistics, domains, empty
     )
 
 
@@ -167,7 +169,7 @@ def draw_preview(
     """
     allocation = allocation or allocate(plan)
     generator = rng or np.random.default_rng()
-    plan, allocation, domains = complete_plan(plan, allocation, statistics_source, generator)
+    plan, allocation, domains, _ = complete_plan(plan, allocation, statistics_source, generator)
     true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
     def fast(counts: np.ndarray, table: TableBudget) -> np.ndarray:

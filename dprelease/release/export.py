@@ -103,6 +103,11 @@ def release_metadata(release: Release) -> dict[str, Any]:
         if column.name in plan.used_columns
     }
     statistics_metadata(meta, plan, release.discovered)  # issue 16
+    if release.empty_tables:
+        meta["empty_tables"] = [
+            {"name": name, "file": f"tables/{name}.csv", "note": "no value was discovered"}
+            for name, _, _ in release.empty_tables
+        ]
     meta["noise"] = "OpenDP secure samplers: cryptographically secure, exact, not reproducible"
     meta["created"] = release.created
     meta["software"] = _software()
@@ -126,6 +131,9 @@ def release_files(release: Release) -> dict[str, bytes]:
         files[f"measurements/{table.name}.csv"] = _table_csv(
             release.plan, table, table.noisy_counts, with_std=True
         )
+    for name, by, last in release.empty_tables:  # issue 16: a domain that found nothing
+        header = ",".join([*(csv_safe(c) for c in by), last]) + "\n"
+        files[f"tables/{name}.csv"] = header.encode("utf-8")
     for released in release.statistics:  # issue 16: by-columns, then value
         files[f"tables/{released.name}.csv"] = statistic_csv(
             release.plan, released, csv_safe, _number

@@ -28,6 +28,7 @@ from dprelease.stats.source import StatSource
 from dprelease.stats.sums import SumMechanism, preview_sums, release_sums
 
 Counter = Callable[[Plan], TrueCounts]  # counts the count tables of the completed plan
+EmptyTable = tuple[str, tuple[str, ...], str]  # name, by, "count" or "value"
 
 
 @dataclass(frozen=True)
@@ -98,11 +99,13 @@ def draw_statistic(
 
 def complete_plan(
     plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator | None
-) -> tuple[Plan, Allocation, dict[str, DiscoveredDomain]]:
+) -> tuple[Plan, Allocation, dict[str, DiscoveredDomain], tuple[EmptyTable, ...]]:
     """Discover the domains, then the completed plan and its allocation: the same shares and
-    total as the allocation charged (checked), with the tables' cells now known."""
+    total as the allocation charged (checked), with the tables' cells now known. Tables over
+    a domain that found no value have no cells: they are left out of the draw (their budget
+    stays spent) and exported as header-only files (`empty_tables`)."""
     if not plan.discoveries:
-        return plan, allocation, {}
+        return plan, allocation, {}, ()
     if source is None:
         raise InternalError("domain discovery needs the data")
     domains = discover_domains(plan, allocation, source, rng)
@@ -110,7 +113,30 @@ def complete_plan(
     again = allocate(completed)
     if again.total != allocation.total:
         raise InternalError("the completed plan's allocation differs from the one charged")
-    return completed, again, domains
+    found = tuple(empty_tables(completed))
+    empty = {name for name, _, _ in found}
+    if empty:
+        completed = dataclasses.replace(
+            completed,
+            tables=tuple(t for t in completed.tables if t.name not in empty),
+            statistics=tuple(s for s in completed.statistics if s.name not in empty),
+        )
+        again = dataclasses.replace(
+            again,
+            tables=tuple(t for t in again.tables if t.name not in empty),
+            statistics=tuple(s for s in again.statistics if s.name not in empty),
+        )
+    return completed, again, domains, found
+
+
+def empty_tables(plan: Plan) -> list[EmptyTable]:
+    """(name, by, last header) of the tables over a discovered domain that found nothing."""
+
+    def empty(by: tuple[str, ...]) -> bool:
+        return any(plan.schema[name].size == 0 for name in by)
+
+    found = [(t.name, t.by, "count") for t in plan.tables if empty(t.by)]
+    return found + [(s.name, s.by, "value") for s in plan.statistics if empty(s.by)]
 
 
 def draw_statistics(

@@ -247,3 +247,29 @@ def test_cli_release_with_a_missing_statistic_column_is_one_line(tmp_path: Path)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and "salary" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_discovery_that_finds_nothing_releases_empty_tables_not_an_error() -> None:
+    from dprelease.release.draw import draw_release
+    from dprelease.release.export import release_files
+    from dprelease.release.statistics import upload_inputs
+
+    raw = stat_plan()
+    raw["columns"]["county"]["domain"] = {"discover": {"min_count": 10**8}}
+    raw["tables"].append(
+        {
+            "name": "m",
+            "by": ["county"],
+            "stat": {"quantile": 0.5, "column": "age", "bounds": [0, 9]},
+        }
+    )
+    plan = parse_plan(raw)
+    counts, source = upload_inputs(SAMPLE.read_bytes(), plan, SAMPLE.name)
+    release = draw_release(plan, counts, statistics_source=source, simulations=0)
+    files = release_files(release)
+    assert files["tables/by_county.csv"] == b"county,count\n"
+    assert files["tables/m.csv"] == b"county,value\n"
+    meta = json.loads(files["metadata.json"])
+    assert meta["columns"]["county"]["labels"] == []
+    assert {e["name"] for e in meta["empty_tables"]} == {"by_county", "m"}
+    assert release.allocation.total == allocate(plan).total  # charged in full all the same
