@@ -9,7 +9,7 @@ from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError, Ledger
 from dprelease.plan.model import Plan
 from dprelease.release.publish import Account
-from dprelease.stats.suggest import candidates_plan, charged_suggestion
+from dprelease.stats.suggest import Question, candidates_plan, charged_suggestion
 from ui.markdown import md
 from ui.state import Workspace
 
@@ -40,13 +40,11 @@ def suggest_tables(ws: Workspace, plan: Plan, book: Ledger, account: Account) ->
                 counts = count(
                     load_data(ws.upload.data, candidates, filename=ws.upload.name), candidates
                 )
+                question = Question(tuple(names), int(threshold), float(epsilon), int(positives))
                 ws.suggestion = charged_suggestion(
                     candidates,
                     counts,
-                    names,
-                    int(threshold),
-                    float(epsilon),
-                    int(positives),
+                    question,
                     ledger=book,
                     records=account.records,
                     release_id=f"{ws.attempt_id}-suggest-{len(names)}-{threshold}-{epsilon}",

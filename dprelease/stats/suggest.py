@@ -29,6 +29,16 @@ from dprelease.stats.sparse_vector import (
 
 
 @dataclass(frozen=True)
+class Question:
+    """Which of `names` have a cell above `threshold`? At ε, halting after `max_positives`."""
+
+    names: tuple[str, ...]
+    threshold: int
+    epsilon: float
+    max_positives: int
+
+
+@dataclass(frozen=True)
 class Suggestion:
     """Public: the candidates in order, the answer (True: has a cell above T; None: not asked
     because Sparse(c) halted) and what it cost."""
@@ -48,33 +58,24 @@ def candidates_plan(plan: Plan, names: Sequence[str]) -> Plan:
     return dataclasses.replace(plan, tables=tuple(chosen), statistics=(), discoveries=())
 
 
-def suggest(
-    plan: Plan,
-    true_counts: TrueCounts,
-    names: Sequence[str],
-    threshold: int,
-    epsilon: float,
-    max_positives: int,
-) -> Suggestion:
+def suggest(plan: Plan, true_counts: TrueCounts, question: Question) -> Suggestion:
     """Run Sparse(c) over the candidates' largest cells (secure noise; not charged here)."""
     svt = calibrate_sparse_vector(
-        threshold,
-        max_positives,
-        Share("pure", epsilon=epsilon),
+        question.threshold,
+        question.max_positives,
+        Share("pure", epsilon=question.epsilon),
         StatContext(plan.unit.max_rows, plan.neighbors),
     )
-    answers = largest_cells([true_counts.counts[name] for name in names])
+    answers = largest_cells([true_counts.counts[name] for name in question.names])
     result = sparse_vector(answers, svt)
-    return Suggestion(tuple(names), threshold, result, float(svt.cost.epsilon or epsilon))
+    cost = float(svt.cost.epsilon or question.epsilon)
+    return Suggestion(question.names, question.threshold, result, cost)
 
 
 def charged_suggestion(
     plan: Plan,
     true_counts: TrueCounts,
-    names: Sequence[str],
-    threshold: int,
-    epsilon: float,
-    max_positives: int,
+    question: Question,
     *,
     ledger: Ledger,
     records: str,
@@ -83,13 +84,14 @@ def charged_suggestion(
     legacy: str | None = None,
 ) -> Suggestion:
     """`suggest`, drawn inside the ledger's charge of ε (refused if it does not fit the cap)."""
+    names = question.names
     with ledger.charge(
         records,
         release_id,
-        Guarantee(epsilon=epsilon, delta=None),
-        label=f"sparse vector: which of {len(names)} tables have a cell above {threshold}",
+        Guarantee(epsilon=question.epsilon, delta=None),
+        label=f"sparse vector: which of {len(names)} tables have a cell above {question.threshold}",
         tables=list(names),
         name=name,
         legacy=legacy,
     ):
-        return suggest(plan, true_counts, names, threshold, epsilon, max_positives)
+        return suggest(plan, true_counts, question)
