@@ -27,7 +27,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     shares          each table's share in the accountant's unit; fit_exactly (exact sums)
     allocation      allocate(plan): each table's budget and noise, the composed total
     statistics      statistics' and discoveries' shares off the total first, composed with the
-                    counts under every accountant; their data-free errors (uses stats/)
+                    counts under every accountant (uses stats/)
+    statistic_budget  a statistic's calibrated mechanism, its plan --json entry, its errors
     tradeoffs       MoE against ε, the same noise under every accountant, scenarios
 - data/           CONFIDENTIAL microdata
     read            read_data: a CSV, Parquet or Excel file into a column table, size limits

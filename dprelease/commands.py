@@ -83,7 +83,7 @@ def _summary_text(allocation: Allocation) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     advice = "".join(f"note: {note}\n" for note in allocation.advice)
     if allocation.statistics or allocation.discoveries:  # issue 16
-        from dprelease.accounting.statistics import statistics_text
+        from dprelease.accounting.statistic_budget import statistics_text
 
         advice = statistics_text(allocation) + advice
     return head + "\n".join(lines) + "\n" + advice

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
-from dprelease.accounting.statistics import statistic_error_curve
+from dprelease.accounting.statistic_budget import statistic_error_curve
 from dprelease.plan.model import Plan
 from dprelease.release.draw import Preview
 from dprelease.stats.spec import QuantileSpec

@@ -47,7 +47,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 
 if TYPE_CHECKING:
-    from dprelease.accounting.statistics import DiscoveryBudget, StatisticBudget
+    from dprelease.accounting.statistic_budget import DiscoveryBudget, StatisticBudget
 
 MECHANISM_OF: dict[str, Mechanism] = {
     "pure": DISCRETE_LAPLACE,

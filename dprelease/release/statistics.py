@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.accounting.allocation import Allocation, allocate
-from dprelease.accounting.statistics import StatisticBudget
+from dprelease.accounting.statistic_budget import StatisticBudget
 from dprelease.data.count import TrueCounts
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
