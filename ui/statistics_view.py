@@ -33,11 +33,18 @@ def show_preview_statistics(preview: Preview) -> None:
             heads = [f"q = {float(q):g}" for q in statistic.stat.quantiles]
         else:
             heads = [statistic.stat.kind]
+        errors = preview.statistic_errors.get(statistic.name) or [{} for _ in labels]
         rows = [
-            {"cell": label, **dict(zip(heads, map(float, row), strict=True))}
-            for label, row in zip(labels, values.tolist(), strict=True)
+            {"cell": label, **dict(zip(heads, map(float, row), strict=True)), **error}
+            for label, row, error in zip(labels, values.tolist(), errors, strict=True)
         ]
         st.table(pd.DataFrame(rows))  # static: no download button on a preview
+        st.caption(
+            f"Errors at {preview.allocation.confidence:.0%} confidence, read from your data "
+            "(confidential, like this whole page): a quantile's exact margin in rank and in "
+            "value from the mechanism's own distribution, a mean's RMSE and bias by "
+            "simulation, a sum's noise margin. Clamping to the bounds is not included."
+        )
 
 
 def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:

@@ -31,6 +31,7 @@ from dprelease.release.statistics import (
     ReleasedStatistic,
     complete_plan,
     draw_statistics,
+    preview_errors,
 )
 from dprelease.stats.discovery import DiscoveredDomain
 from dprelease.stats.source import StatSource
@@ -84,6 +85,8 @@ class Preview:
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
     statistics: tuple[ReleasedStatistic, ...] = ()  # PREVIEW noise (numpy), issue 16
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
+    # CONFIDENTIAL: each statistic's error per cell, read from the data (preview_errors)
+    statistic_errors: Mapping[str, list[dict[str, float]]] = field(default_factory=dict)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -179,6 +182,16 @@ def draw_preview(
     tables, applied, skipped = _noisy_tables(plan, allocation, true_counts, fast)
     accuracy = _accuracy(tables, plan, allocation, simulations)
     statistics = draw_statistics(plan, allocation, statistics_source, generator)
+    errors = preview_errors(plan, allocation, statistics_source, generator)
     return Preview(
-        plan, allocation, tables, true_counts, applied, skipped, accuracy, statistics, domains
+        plan,
+        allocation,
+        tables,
+        true_counts,
+        applied,
+        skipped,
+        accuracy,
+        statistics,
+        domains,
+        errors,
     )

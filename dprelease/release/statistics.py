@@ -168,3 +168,41 @@ def upload_inputs(
     if not (plan.statistics or plan.discoveries):
         return counter(plan), None
     return counter, read_stat_source(data, plan, filename=filename)
+
+
+def preview_errors(
+    plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator
+) -> dict[str, list[dict[str, float]]]:
+    """CONFIDENTIAL (read from the data; Preview only): each statistic's error per cell at
+    the plan's confidence. A quantile's exact margin in rank and in value, from the
+    mechanism's output distribution on the cell's values; a mean's RMSE by simulation (preview
+    noise); a sum's margin (the noise's, data-free)."""
+    from dprelease.stats.means import simulate_mean_error
+    from dprelease.stats.quantile import exact_moe, quantile_pmf, rank_errors, value_errors
+
+    if source is None:
+        return {}
+    alpha = 1 - allocation.confidence
+    out: dict[str, list[dict[str, float]]] = {}
+    for budget in allocation.statistics:
+        data = source.stat_data(plan, budget.statistic)
+        mech = budget.mechanism
+        rows: list[dict[str, float]] = []
+        if isinstance(mech, QuantileMechanism):
+            grid = mech.grid()
+            for values in data.groups():
+                row: dict[str, float] = {}
+                for q, scale in zip(mech.spec.quantiles, mech.scales, strict=True):
+                    pmf = quantile_pmf(values, grid, q, scale)
+                    label = f"{float(q):g}"
+                    row[f"±rank q={label}"] = exact_moe(pmf, rank_errors(values, grid, q), alpha)
+                    row[f"±value q={label}"] = exact_moe(pmf, value_errors(values, grid, q), alpha)
+                rows.append(row)
+        elif isinstance(mech, MeanMechanism):
+            error = simulate_mean_error(data, mech, rng, draws=100)
+            pairs = zip(error.rmse.tolist(), error.bias.tolist(), strict=True)
+            rows = [{"RMSE": rmse, "bias": bias} for rmse, bias in pairs]
+        elif isinstance(mech, SumMechanism):
+            rows = [{"±": mech.value_moe(alpha)} for _ in range(data.n_cells)]
+        out[budget.name] = rows
+    return out

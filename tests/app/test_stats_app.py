@@ -63,6 +63,13 @@ def test_preview_and_release_show_statistics_next_to_counts(ledger_file):
     assert [s.name for s in preview.statistics] == [name]
     assert "county" in preview.discovered
     assert any("PREVIEW noise" in m.value for m in app.markdown)
+    assert any("exact margin in rank" in c.value for c in app.caption)
+    assert set(preview.statistic_errors[name][0]) == {
+        "±rank q=0.25",
+        "±value q=0.25",
+        "±rank q=0.5",
+        "±value q=0.5",
+    }
     assert not app.get("download_button")
 
     go(app, "pages/release.py")
