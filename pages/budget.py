@@ -75,6 +75,11 @@ with curve_tab:
 with accountant_tab:
     delta = plan.budget.delta or 1e-10
     bounds = compare_accountants(allocation, delta)
+    if allocation.statistics or allocation.discoveries:  # issue 16
+        st.caption(
+            "This comparison composes the count tables' noise only; the statistics and "
+            "discovered domains are composed as the plan's accountant says (total above)."
+        )
     st.plotly_chart(charts.accountants(bounds, plan.budget.accounting), key="accountant_chart")
     st.dataframe(
         [{"accountant": b.accountant, "ε": b.epsilon, "δ": b.delta, "how": b.note} for b in bounds],
