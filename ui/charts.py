@@ -18,19 +18,30 @@ _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "height": 380}
 def budget_split(allocation: Allocation) -> go.Figure:
     """Each table's share of the budget (ε, or ρ under zCDP)."""
     unit = "ρ" if allocation.accounting == "zcdp" else "ε"
-    values = [
-        (t.rho if allocation.accounting == "zcdp" else t.epsilon) or 0.0 for t in allocation.tables
-    ]
+    zcdp = allocation.accounting == "zcdp"
+    values = [(t.rho if zcdp else t.epsilon) or 0.0 for t in allocation.tables]
+    names = [t.name for t in allocation.tables]
+    colours = ["#d62728" if t.spec.locked else "#1f77b4" for t in allocation.tables]
+    for s in allocation.statistics:  # issue 16: statistics and discoveries in green
+        values.append((s.cost.rho if zcdp else s.cost.epsilon) or 0.0)
+        names.append(s.name)
+        colours.append("#d62728" if s.statistic.table.locked else "#2ca02c")
+    for d in allocation.discoveries:
+        values.append((d.mechanism.cost.rho if zcdp else d.mechanism.cost.epsilon) or 0.0)
+        names.append(f"discover {d.column}")
+        colours.append("#2ca02c")
     figure = go.Figure(
         go.Bar(
-            x=[t.name for t in allocation.tables],
+            x=names,
             y=values,
-            marker_color=["#d62728" if t.spec.locked else "#1f77b4" for t in allocation.tables],
+            marker_color=colours,
             hovertemplate="%{x}: " + unit + " = %{y:.4g}<extra></extra>",
         )
     )
     figure.update_layout(
-        title=f"Budget split ({unit} per table; red = locked)", yaxis_title=unit, **_LAYOUT
+        title=f"Budget split ({unit} per table; red = locked, green = statistic)",
+        yaxis_title=unit,
+        **_LAYOUT,
     )
     return figure
 
