@@ -277,7 +277,10 @@ def run_validate(args: argparse.Namespace) -> int:
         validate_statistics_data(args, _data_source(plan, args.data), plan)  # issue 16
     elif source is not None:
         _print_data_report(_count(args, _data_source(plan, args.data), plan), plan)
-    print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
+    statistics = f", {len(plan.statistics)} statistics" if plan.statistics else ""  # issue 16
+    print(
+        f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells{statistics}"
+    )
     return 0
 
 
