@@ -278,9 +278,8 @@ def run_validate(args: argparse.Namespace) -> int:
     elif source is not None:
         _print_data_report(_count(args, _data_source(plan, args.data), plan), plan)
     statistics = f", {len(plan.statistics)} statistics" if plan.statistics else ""  # issue 16
-    print(
-        f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells{statistics}"
-    )
+    cells = sum(t.cells for t in allocation.tables)
+    print(f"ok: {len(plan.tables)} tables, {cells} cells{statistics}")
     return 0
 
 
