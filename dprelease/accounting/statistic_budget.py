@@ -83,6 +83,16 @@ class StatisticBudget:
             "count_noise_std": mech.count_noise.std,
         }
 
+    def sensitivity(self) -> dict[str, float | None]:
+        """L1 and L2 in the column's units (a sum; a mean's sum part), or a quantile's score
+        sensitivity Δ (its largest over the quantiles) as `l1`, `l2` null."""
+        mech = self.mechanism
+        if isinstance(mech, QuantileMechanism):
+            return {"l1": float(max(mech.sensitivities)), "l2": None}
+        total = mech.total if isinstance(mech, MeanMechanism) else mech
+        unit = float(total.spec.resolution)
+        return {"l1": total.sensitivity.l1 * unit, "l2": total.sensitivity.l2 * unit}
+
     def to_dict(self) -> dict[str, Any]:
         """The statistic's entry in `plan --json`'s tables (a table's keys, plus `stat`)."""
         mech = self.mechanism
@@ -104,6 +114,7 @@ class StatisticBudget:
             "kind": self.statistic.stat.kind,
             "description": stat_label(self.statistic.stat),
             "mechanism": self.mechanism_name,
+            "sensitivity": self.sensitivity(),
             **_cost_dict(self.cost),
             "noise_scale": scale,
             "noise_std": std,

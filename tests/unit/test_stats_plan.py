@@ -234,6 +234,11 @@ def test_cli_plan_json_lists_statistics_as_tables(tmp_path: Path) -> None:
     shown = json.loads(result.stdout)
     stats = {t["name"]: t for t in shown["tables"] if "stat" in t}
     assert stats["income"]["stat"] == {"sum": "income", "bounds": [0, 500000]}
+    contract = {"name", "by", "cells", "mechanism", "sensitivity", "epsilon", "delta", "rho"}
+    contract |= {"noise_scale", "noise_std", "moe", "moe_table"}
+    assert all(contract <= set(entry) for entry in stats.values())
+    assert stats["income"]["sensitivity"] == {"l1": 500000, "l2": 500000}  # m·max(|lo|, |hi|)
+    assert stats["age_quartiles_by_sex"]["sensitivity"]["l1"] == 0.75  # max(q, 1 − q)
     assert len(stats["age_quartiles_by_sex"]["error"]["moe_rank"]) == 3
     assert shown["discoveries"][0]["column"] == "county"
     text = run("plan", str(plan_file))
