@@ -161,7 +161,7 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
     from dprelease.plan.model import Budget, Plan, default_of
 
     assert BUDGET_KEYS == ("accounting", "epsilon", "delta", "rho", "allocation", "confidence")
-    assert TABLE_KEYS == ("name", "by", "weight", "epsilon", "rho", "delta", "target")
+    assert TABLE_KEYS == ("name", "by", "weight", "epsilon", "rho", "delta", "target", "stat")
     assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent")
     assert UNIT_KEYS == ("kind", "column", "max_rows")
     assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("zcdp", 0.95)
