@@ -14,6 +14,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
     yaml_text       writes the YAML
     edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
+    statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their
+                    checks; uses stats/spec, a leaf (errors only), for the specs themselves
+    statistic_edit  dashboard edits: add a statistic, discover a column's domain
 - accounting/     privacy accounting; no data needed
     bisection       the one monotone search every inverse and conversion uses
     precise         high-precision bounds behind the exact checks
@@ -23,6 +26,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     splitting       numerical solvers for optimal budget splits
     shares          each table's share in the accountant's unit; fit_exactly (exact sums)
     allocation      allocate(plan): each table's budget and noise, the composed total
+    statistics      statistics' and discoveries' shares off the total first, composed with the
+                    counts under every accountant (uses stats/)
+    statistic_budget  a statistic's calibrated mechanism, its plan --json entry, its errors
     tradeoffs       MoE against ε, the same noise under every accountant, scenarios
 - data/           CONFIDENTIAL microdata
     read            read_data: a CSV, Parquet or Excel file into a column table, size limits
@@ -51,16 +57,21 @@ inward: each line imports only from lines above it or from its own subpackage.
     draw            draw_release (secure) and draw_preview
     report, export  the release as metadata.json, CSV tables and an HTML report
     report_domains  the report's public definitions: each column's codes, labels, bins
+    statistics      discovery, then the completed plan, then each statistic (secure/preview)
+    statistics_files  a statistic's CSV (by-columns, value), metadata and report section
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)
 - strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
                   least-squares error, budget optimisation, select_strategy, choose_accountant,
-                  top-down whole tables. A concern of its own: it plans what to measure, between
-                  accounting/ (which it uses) and the release; not yet wired into allocate()
+                  top-down whole tables, listed (exact error of consistency over listed tables).
+                  A concern of its own: it plans what to measure, between accounting/ (which it
+                  uses, and whose strategy_allocation calls it) and the release
 - stats/          statistics beyond counts: quantiles, sums, means, domain discovery, sparse
                   vector; each a spec, a calibration within a budget share, a secure (OpenDP)
-                  and a preview sampler. Its own concern: other queries than tables of counts
+                  and a preview sampler. Its own concern: other queries than tables of counts;
+                  source (CONFIDENTIAL rows a statistic reads), command (release/validate of
+                  such plans), suggest (the sparse vector's charged table suggestion)
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
                   one area's integer program); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation

@@ -19,11 +19,13 @@ from dprelease.errors import DPReleaseError, InternalError, one_line
 
 if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation, TableBudget
-    from dprelease.data.count import EncodedData
+    from dprelease.data.count import EncodedData, TrueCounts
     from dprelease.data.engines import CountResult
     from dprelease.plan.model import Plan
     from dprelease.release.draw import Release
     from dprelease.release.publish import Account
+    from dprelease.release.statistics import Counter
+    from dprelease.stats.source import StatSource
 
 
 def _count(
@@ -85,6 +87,10 @@ def _summary_text(allocation: Allocation) -> str:
         measured += [(m.name, *_budget_cells(m)) for m in allocation.measurements]
         text += "measured (the tables above are least-squares estimates from these):\n"
         text += _columns_text(measured) + "\n"
+    if allocation.statistics or allocation.discoveries:  # issue 16
+        from dprelease.accounting.statistic_budget import statistics_text
+
+        text += statistics_text(allocation)
     return text + "".join(f"note: {note}\n" for note in allocation.advice)
 
 
@@ -162,16 +168,22 @@ def run_release(args: argparse.Namespace) -> int:
         from dprelease.errors import BudgetError
 
         raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
+    if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
+        from dprelease.stats.command import release_with_statistics
+
+        release, encoded, account = release_with_statistics(args, source, plan, allocation, out)
     # One pass counts the tables and, with a ledger, fingerprints every record for its key.
-    encoded = _count(args, source, plan, fingerprint=args.ledger is not None)
-    if args.ledger is None:
+    elif args.ledger is None:
+        encoded = _count(args, source, plan)
         release = draw_release(plan, encoded.counts, allocation)
         write_release(release, out)
         account = None
     else:
-        account = _ledger_account(args, source, plan, allocation, encoded)  # before any noise
-        release = _charged_release(args, account, plan, encoded, allocation, out)
-    _print_data_report(encoded, plan)  # after success, so that an error stays one line
+        encoded = _count(args, source, plan, fingerprint=True)
+        account = _ledger_account(args, source, plan, allocation, _records_key(encoded))
+        release = _charged_release(args, account, plan, encoded.counts, allocation, out)
+    if encoded is not None:
+        _print_data_report(encoded, plan)  # after success, so that an error stays one line
     if account is not None:
         _print_balance(account, allocation.total.epsilon)
     if args.json:
@@ -185,26 +197,32 @@ def run_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def _records_key(counted: CountResult) -> str:
+    """The ledger key the counting pass's fingerprint of the records gives."""
+    from dprelease.data.fingerprint import FingerprintAccumulator
+
+    if not isinstance(counted.accumulator, FingerprintAccumulator):
+        raise InternalError("the counting pass made no fingerprint for the ledger")
+    return counted.accumulator.fingerprint.key()
+
+
 def _ledger_account(
     args: argparse.Namespace,
     source: Path | str,
     plan: Plan,
     allocation: Allocation,
-    counted: CountResult,
+    records_key: str,
 ) -> Account:
-    """The ledger account of this data's records (the fingerprint the counting pass made, the
-    plan's `dataset:` name), its cap set and checked (no lock yet)."""
-    from dprelease.data.fingerprint import FingerprintAccumulator
+    """The ledger account of this data's records (their fingerprint's key, the plan's
+    `dataset:` name), its cap set and checked (no lock yet)."""
     from dprelease.ledger.files import dataset_key_of_file, default_ledger_path
     from dprelease.ledger.store import Ledger
     from dprelease.release.publish import Account
 
-    if not isinstance(counted.accumulator, FingerprintAccumulator):
-        raise InternalError("the counting pass made no fingerprint for the ledger")
     ledger = Ledger(args.ledger or default_ledger_path())
     # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
     legacy = dataset_key_of_file(source) if isinstance(source, Path) and source.is_file() else None
-    account = Account(ledger, counted.accumulator.fingerprint.key(), plan.dataset, legacy)
+    account = Account(ledger, records_key, plan.dataset, legacy)
     resolved = ledger.account(account.records, account.name, account.legacy)
     if resolved.notice:
         sys.stderr.write(f"ledger: note: {resolved.notice}\n")
@@ -218,9 +236,10 @@ def _charged_release(
     args: argparse.Namespace,
     account: Account,
     plan: Plan,
-    counted: CountResult,
+    counts: TrueCounts | Counter,
     allocation: Allocation,
     out: Path,
+    statistics_source: StatSource | None = None,
 ) -> Release:
     """The one charged flow (`dprelease.release.publish`): drawn and built in memory inside the
     charge, written to `out` only after the charge has committed."""
@@ -231,10 +250,11 @@ def _charged_release(
     published = charged_release(
         plan,
         allocation,
-        counted.counts,
+        counts,
         account,
         release_id=secrets.token_hex(16),  # one per run: a rerun is a new release, charged anew
         label=f"{Path(args.plan).name} ({allocation.accounting})",
+        statistics_source=statistics_source,
     )
     deliver(published, out)
     return published.release
@@ -269,9 +289,15 @@ def run_validate(args: argparse.Namespace) -> int:
     for note in allocation.advice:
         print(f"note: {note}")
     source = args.data or plan.data
-    if source is not None:
+    if source is not None and (plan.statistics or plan.discoveries or not plan.tables):
+        from dprelease.stats.command import validate_statistics_data
+
+        validate_statistics_data(args, _data_source(plan, args.data), plan)  # issue 16
+    elif source is not None:
         _print_data_report(_count(args, _data_source(plan, args.data), plan), plan)
-    print(f"ok: {len(plan.tables)} tables, {sum(t.cells for t in allocation.tables)} cells")
+    statistics = f", {len(plan.statistics)} statistics" if plan.statistics else ""  # issue 16
+    cells = sum(t.cells for t in allocation.tables)
+    print(f"ok: {len(plan.tables)} tables, {cells} cells{statistics}")
     return 0
 
 

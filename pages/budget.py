@@ -20,6 +20,7 @@ from ui.budget_table import budget_table, measurement_rows
 from ui.epsilon_risk import epsilon_risk
 from ui.markdown import md
 from ui.state import current_allocation, plan_key, workspace
+from ui.statistics_view import show_statistics_budget
 
 ws = workspace()
 st.title("3 · Budget")
@@ -61,6 +62,7 @@ if allocation.derived:
     )
     with st.expander("What the release measures", expanded=False):
         st.dataframe(measurement_rows(allocation), key="measurement_table", hide_index=True)
+show_statistics_budget(plan, allocation)  # issue 16
 
 # --- charts ---------------------------------------------------------------------------------
 plan_text = plan_key(ws)
@@ -85,6 +87,11 @@ with curve_tab:
 with accountant_tab:
     delta = plan.budget.delta or 1e-10
     bounds = compare_accountants(allocation, delta)
+    if allocation.statistics or allocation.discoveries:  # issue 16
+        st.caption(
+            "This comparison composes the count tables' noise only; the statistics and "
+            "discovered domains are composed as the plan's accountant says (total above)."
+        )
     st.plotly_chart(charts.accountants(bounds, plan.budget.accounting), key="accountant_chart")
     st.dataframe(
         [{"accountant": b.accountant, "ε": b.epsilon, "δ": b.delta, "how": b.note} for b in bounds],

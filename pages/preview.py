@@ -7,15 +7,16 @@ import streamlit as st
 
 from dprelease.accounting.allocation import delta_advice
 from dprelease.accounting.tradeoffs import typical_cell_advice
-from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import set_postprocess
 from dprelease.plan.model import Postprocess
 from dprelease.release.draw import draw_preview
 from dprelease.release.metrics import error_metrics
+from dprelease.release.statistics import upload_inputs
 from ui.markdown import md
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, workspace
+from ui.statistics_view import show_preview_statistics
 
 PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
 SCROLL_AFTER = 720  # pixels: a taller chart (31 PUMAs, 3,143 counties) scrolls in a frame
@@ -93,9 +94,13 @@ if rows and size_advice:
 if st.button("Draw a preview", key="draw_preview", type="primary"):
     try:
         with st.spinner("Counting and adding preview noise…"):
-            encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+            counts, statistics = upload_inputs(ws.upload.data, plan, ws.upload.name)
             ws.preview = draw_preview(
-                plan, count(encoded, plan), allocation, simulations=PREVIEW_SIMULATIONS
+                plan,
+                counts,
+                allocation,
+                simulations=PREVIEW_SIMULATIONS,
+                statistics_source=statistics,
             )
     except DPReleaseError as error:
         st.error(f"{md(error)} Your plan and data are unchanged.")
@@ -107,7 +112,10 @@ if preview is None:
 if preview.plan != plan:
     st.info("The plan changed since this preview was drawn; draw again to see the new one.")
 
+show_preview_statistics(preview)  # issue 16: statistics and discovered domains
 names = [t.name for t in preview.tables]
+if not names:
+    st.stop()
 chosen = st.selectbox("Table", names, key="preview_table")
 table = next(t for t in preview.tables if t.name == chosen)
 true_counts = preview.true_counts.counts[chosen]

@@ -6,13 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
 from dprelease.plan.parse import DATASET_NAME_RULE
 from dprelease.release.publish import charged_release
+from dprelease.release.statistics import upload_inputs
 from ui.markdown import md
 from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
+from ui.suggest_view import suggest_tables
 
 
 def _on_dataset_name() -> None:
@@ -40,7 +41,9 @@ total = allocation.total
 cost = f"ε = {total.epsilon:.4g}" + (f", δ = {total.delta:.1e}" if total.delta else "")
 st.markdown(
     f"**{len(allocation.tables)} tables**, {sum(t.cells for t in allocation.tables):,} cells, "
-    f"{allocation.accounting} accounting, {allocation.allocation} allocation: this release "
+    + (f"**{len(allocation.statistics)} statistics**, " if allocation.statistics else "")
+    + (f"{len(allocation.discoveries)} discovered domains, " if allocation.discoveries else "")
+    + f"{allocation.accounting} accounting, {allocation.allocation} allocation: this release "
     f"costs **{cost}** of the data set's lifetime budget."
 )
 
@@ -71,6 +74,7 @@ st.caption(
     "records (any file format, row order or line endings) share this ledger, across sessions "
     "and restarts."
 )
+suggest_tables(ws, plan, book, account)  # issue 16: the sparse vector, charged
 if entries:
     st.dataframe(
         pd.DataFrame(
@@ -137,16 +141,18 @@ if result is None:
 
         try:
             show_progress(0.1, "Reading and encoding the data…")
-            encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+            counts, statistics = upload_inputs(ws.upload.data, plan, ws.upload.name)
             show_progress(0.4, "Counting every table…")
             published = charged_release(
                 plan,
                 allocation,
-                count(encoded, plan),
+                counts,
                 account,
                 release_id=ws.attempt_id,
-                label=f"{len(allocation.tables)} tables from {ws.upload.name}",
+                label=f"{len(allocation.tables)} tables, {len(allocation.statistics)} "
+                f"statistics from {ws.upload.name}",
                 progress=show_progress,
+                statistics_source=statistics,
             )
         except AlreadyChargedError:
             st.info("This release was already made and charged; it was not drawn again.")

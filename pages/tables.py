@@ -11,10 +11,12 @@ from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import add_every_k_way, add_table
 from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
+from dprelease.plan.statistic_edit import KINDS as STAT_KINDS
+from dprelease.plan.statistic_edit import add_statistic
 from dprelease.plan.table_spec import TableSpec
 from ui.markdown import md
 from ui.state import current_plan, workspace
-from ui.table_editor import apply_table_edits
+from ui.table_editor import apply_table_edits, stat_text
 
 ws = workspace()
 st.title("2 · Tables")
@@ -61,6 +63,31 @@ with st.form("quick_add_form"):
         except DPReleaseError as error:
             st.error(f"{md(error)} The plan is unchanged.")
 
+with st.form("add_statistic_form", clear_on_submit=True):  # issue 16
+    st.markdown("**Add a statistic** (a median, quantiles, a sum or a mean in each cell)")
+    left, middle, right = st.columns([2, 1, 2])
+    stat_by = left.multiselect("Per cell of (none = overall)", columns, key="new_stat_by")
+    stat_kind = middle.selectbox("Kind", STAT_KINDS, key="new_stat_kind")
+    stat_column = right.text_input("Data column (numbers)", key="new_stat_column")
+    low, high, qs = st.columns(3)
+    stat_lo = low.number_input("Lower bound", value=0.0, key="new_stat_lo")
+    stat_hi = high.number_input("Upper bound", value=100.0, key="new_stat_hi")
+    stat_qs = qs.text_input("Quantiles (kind quantile)", "0.5", key="new_stat_quantiles")
+    st.caption(
+        "Values outside the bounds are clamped into them. How much clamping changes a "
+        "statistic depends on the data and is unknown to this page and to every margin of "
+        "error: choose bounds that hold nearly all values."
+    )
+    if st.form_submit_button("Add statistic"):
+        try:
+            _change(
+                add_statistic(
+                    ws.plan, stat_by, stat_kind, stat_column, (stat_lo, stat_hi), quantiles=stat_qs
+                )
+            )
+        except DPReleaseError as error:
+            st.error(f"{md(error)} The plan is unchanged.")
+
 tables = ws.plan.get("tables", [])
 if not tables:
     st.info("No tables yet: add one above.")
@@ -75,6 +102,7 @@ frame = pd.DataFrame(
         {
             "name": t.get("name", ""),
             "columns": " × ".join(t.get("by", [])) or "(total)",
+            "statistic": stat_text(t.get("stat")),
             "cells": math.nan if n is None else n,
             "weight": float(t.get("weight", default_of(TableSpec, "weight"))),
             f"locked {lock_unit}": t.get(lock_unit),
@@ -94,7 +122,7 @@ edited = st.data_editor(
     frame,
     key="tables_editor",
     hide_index=True,
-    disabled=["columns", "cells"],
+    disabled=["columns", "statistic", "cells"],
     column_config={
         "cells": st.column_config.NumberColumn(format="%d"),
         "weight": st.column_config.NumberColumn(min_value=0.0, step=0.5),

@@ -21,21 +21,36 @@ ROW_HEIGHT = 16  # pixels per category row: labels never overlap
 
 
 def budget_split(allocation: Allocation) -> go.Figure:
-    """Each table's share of the budget (ε, or ρ under zCDP)."""
-    unit = "ρ" if allocation.accounting == "zcdp" else "ε"
-    values = [
-        (t.rho if allocation.accounting == "zcdp" else t.epsilon) or 0.0 for t in allocation.tables
-    ]
+    """Each measurement's share of the budget (ε, or ρ under zCDP; under approx with
+    strategy auto, Δ₂²/σ², its part of the one Gaussian mechanism)."""
+    zcdp = allocation.accounting == "zcdp"
+    gaussian_set = allocation.accounting == "approx" and allocation.derived
+    unit = "ρ" if zcdp else "Δ₂²/σ²" if gaussian_set else "ε"
+    measured = allocation.measurements
+    if gaussian_set:
+        values = [m.sensitivity.l2_squared / m.noise.scale**2 for m in measured]
+    else:
+        values = [(m.rho if zcdp else m.epsilon) or 0.0 for m in measured]
+    names = [m.name for m in measured]
+    colours = ["#d62728" if m.spec.locked else "#1f77b4" for m in measured]
+    for s in allocation.statistics:  # issue 16: statistics and discoveries in green
+        values.append((s.cost.rho if zcdp else s.cost.epsilon) or 0.0)
+        names.append(s.name)
+        colours.append("#d62728" if s.statistic.table.locked else "#2ca02c")
+    for d in allocation.discoveries:
+        values.append((d.mechanism.cost.rho if zcdp else d.mechanism.cost.epsilon) or 0.0)
+        names.append(f"discover {d.column}")
+        colours.append("#2ca02c")
     figure = go.Figure(
         go.Bar(
-            x=[t.name for t in allocation.tables],
+            x=names,
             y=values,
-            marker_color=["#d62728" if t.spec.locked else "#1f77b4" for t in allocation.tables],
+            marker_color=colours,
             hovertemplate="%{x}: " + unit + " = %{y:.4g}<extra></extra>",
         )
     )
     figure.update_layout(
-        title=f"Budget split ({unit} per table; red = locked)",
+        title=f"Budget split ({unit} per measurement; red = locked, green = statistic)",
         xaxis=category_axis(),
         yaxis_title=unit,
         **_LAYOUT,

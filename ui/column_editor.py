@@ -26,6 +26,7 @@ from dprelease.plan.edit import (
     set_categorical,
     set_numeric,
 )
+from dprelease.plan.statistic_edit import discover_of, set_discovered
 from ui.markdown import md
 from ui.state import Workspace
 
@@ -49,6 +50,9 @@ def _summary(declaration: dict[str, Any] | None) -> str:
         bins = declaration.get("bins")
         count = len(bins) - 1 if isinstance(bins, list) else "equal-width"
         return f"numeric, {count} bins"
+    discovered = discover_of(declaration)
+    if discovered is not None:  # issue 16
+        return f"categorical, domain discovered privately at release (min_count {discovered})"
     size = len(declaration.get("domain", []))
     parent = f", within {md(declaration['parent'])}" if declaration.get("parent") else ""
     source = ", domain from data" if declaration.get("domain_source") == "data" else ""
@@ -94,11 +98,38 @@ def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnRepor
             st.caption("Not released. Tables using it were removed.")
             return
         if kind == "categorical":
-            _categorical_form(ws, name, declaration if current == kind else None, version)
+            public = current == kind and discover_of(declaration) is None
+            _categorical_form(ws, name, declaration if public else None, version)
         else:
             _numeric_form(ws, name, declaration if current == kind else None, version)
+        if kind == "categorical":  # the safe choice, offered before filling from the data
+            _discover_form(ws, name, discover_of(declaration), version)
         if name in table.column_names:
             _fill_from_data(ws, table, name, kind, version)
+
+
+def _discover_form(ws: Workspace, name: str, min_count: int | None, version: str) -> None:
+    """No public domain? Discover it privately: values whose noisy count passes a threshold."""
+    with st.form(key=f"discover_form_{name}_{version}"):
+        st.markdown(
+            "**No public domain?** Discover it privately at release: only values whose noisy "
+            "count reaches a threshold are released, charged to the budget ((ε, δ)-DP; not "
+            "under pure accounting)."
+        )
+        chosen = st.number_input(
+            "Release values with at least this many rows (min_count)",
+            min_value=1,
+            value=min_count or 20,
+            step=1,
+            key=f"min_count_{name}_{version}",
+        )
+        if st.form_submit_button("Discover the domain privately"):
+            try:
+                new_plan = set_discovered(ws.plan, name, int(chosen))
+            except DPReleaseError as error:
+                st.error(f"{md(error)} Nothing was changed.")
+                return
+            _apply(ws, new_plan, name)
 
 
 def _keep_open(ws: Workspace, name: str) -> None:

@@ -32,6 +32,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
+from dprelease.stats.suggest import Suggestion
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -91,6 +92,7 @@ class Workspace:
     table: pa.Table | None = field(default=None, repr=False)  # CONFIDENTIAL parsed upload
     preview: Preview | None = field(default=None, repr=False)  # CONFIDENTIAL
     release: ReleaseResult | None = None
+    suggestion: Suggestion | None = None  # the sparse vector's charged answer (issue 16)
     attempt_id: str = field(default_factory=lambda: secrets.token_hex(16))
     scenarios: dict[str, PlanDict] = field(default_factory=dict)
     memo: Memo = field(default_factory=Memo)

@@ -18,6 +18,16 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(number) else number
 
 
+def stat_text(stat: object) -> str:
+    """The grid's `statistic` cell: kind, column and bounds ("count" for a count table)."""
+    if not isinstance(stat, dict):
+        return "count"
+    kind = next((k for k in ("quantile", "sum", "mean") if k in stat), "?")
+    column = stat.get("column") if kind == "quantile" else stat.get(kind)
+    what = f"quantile {stat[kind]}" if kind == "quantile" else kind
+    return f"{what} of {column} in {stat.get('bounds')} (clamped)"
+
+
 def apply_table_edits(plan: PlanDict, rows: Sequence[dict[str, Any]], lock_unit: str) -> PlanDict:
     """Apply each edited row (same order as the plan's tables) to the plan."""
     originals = [t.get("name") for t in plan.get("tables", [])]

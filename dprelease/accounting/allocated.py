@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from dprelease.accounting.composition import Guarantee
 from dprelease.accounting.mechanisms import DISCRETE_LAPLACE, GAUSSIAN, Noise
+from dprelease.plan.model import ConcreteAccounting, StrategyKind
 from dprelease.plan.table_spec import Sensitivity, TableSpec
 
 if TYPE_CHECKING:
+    from dprelease.accounting.statistic_budget import DiscoveryBudget, StatisticBudget
     from dprelease.strategy.accountant import AccountantChoice
 
 
@@ -88,16 +90,19 @@ class Allocation:
     listed (then `measurements` are the tables themselves).
     """
 
-    accounting: str
+    accounting: ConcreteAccounting
     allocation: str
     confidence: float
     total: Guarantee
     tables: tuple[TableBudget, ...]
     measurements: tuple[TableBudget, ...]
-    strategy: str = "workload"
+    strategy: StrategyKind = "workload"
     required: Guarantee | None = None  # what the accuracy targets need (allocation: targets)
     advice: tuple[str, ...] = ()
     accountant_choice: AccountantChoice | None = None  # set when `accounting: auto` chose
+    # issue 16: tables with `stat:` and discovered domains (dprelease.accounting.statistics)
+    statistics: tuple[StatisticBudget, ...] = ()
+    discoveries: tuple[DiscoveryBudget, ...] = ()
 
     def table(self, name: str) -> TableBudget:
         return next(t for t in self.tables if t.name == name)
@@ -122,6 +127,9 @@ class Allocation:
             "measurements": [_measurement_dict(m) for m in self.measurements],
             "advice": list(self.advice),
         }
+        if self.statistics or self.discoveries:  # issue 16: statistics are listed as tables
+            out["tables"] += [s.to_dict() for s in self.statistics]
+            out["discoveries"] = [d.to_dict() for d in self.discoveries]
         if self.accountant_choice is not None:
             out["accountant_choice"] = self.accountant_choice.to_dict()
         if self.required is not None:

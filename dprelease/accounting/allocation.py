@@ -226,6 +226,24 @@ def resolve_accounting(
     return choice.winner, choice
 
 
+def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
+    """A plan with statistics, its `accounting: auto` settled: the count tables' choice, but
+    never pure when a domain is discovered (discovery is (ε, δ)-DP); statistics alone: pure,
+    or approx with discoveries. With a discovery the count tables are measured as listed:
+    what to measure cannot be chosen before their domain is known."""
+    if plan.discoveries:  # the count tables' cells are unknown until the domain is discovered
+        plan = replace(plan, budget=replace(plan.budget, strategy="workload"))
+    if plan.budget.accounting != "auto":
+        return plan
+    if plan.tables:
+        accounting = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
+    else:
+        accounting = forced_accounting(plan) or "pure"
+    if accounting == "pure" and plan.discoveries and plan.budget.delta is not None:
+        accounting = "approx"
+    return replace(plan, budget=replace(plan.budget, accounting=accounting))
+
+
 def allocate(plan: Plan) -> Allocation:
     """Split the plan's budget, price each measurement's noise, and compose the release.
 
@@ -233,6 +251,10 @@ def allocate(plan: Plan) -> Allocation:
     chosen for the published tables (`strategy_allocation`); otherwise every table is measured
     as listed and the allocation method splits the budget among them."""
     sens = sensitivity(plan.unit, plan.neighbors)
+    if plan.statistics or plan.discoveries:  # issue 16: their shares come off the total first
+        from dprelease.accounting.statistics import allocate_with_statistics
+
+        return allocate_with_statistics(_statistics_accounting(plan, sens), allocate)
     accounting, choice = resolve_accounting(plan, sens)
     resolved = replace(plan, budget=replace(plan.budget, accounting=accounting))
     target = target_of(resolved.budget, accounting)
@@ -281,7 +303,7 @@ def _listed_allocation(
     )
     total = _compose(target, shares, deltas)
     return Allocation(
-        accounting=plan.budget.accounting,
+        accounting=settled(plan.budget),
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=total,

@@ -66,6 +66,13 @@ def forced_accounting(plan: Plan) -> ConcreteAccounting | None:
     return None
 
 
+def settled(budget: Budget) -> ConcreteAccounting:
+    """The budget's accountant once `auto` has been settled (`allocation.allocate` does)."""
+    if budget.accounting == "auto":
+        raise BudgetError("accounting: auto must be settled before the budget is split.")
+    return budget.accounting
+
+
 def target_of(budget: Budget, accounting: ConcreteAccounting) -> Target:
     """The budget as the value type of `accounting` (which must not be `auto`)."""
     if accounting == "zcdp":

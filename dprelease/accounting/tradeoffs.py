@@ -195,6 +195,8 @@ def typical_cell_advice(allocation: Allocation, rows: int) -> tuple[str, ...]:
     tables whose per-cell margin of error exceeds their average cell, rows / cells."""
     notes = []
     for table in allocation.tables:
+        if not table.cells:  # a discovered domain: its cells are known at release only
+            continue
         typical = rows / table.cells
         if table.moe > typical:
             notes.append(

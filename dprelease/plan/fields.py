@@ -17,7 +17,9 @@ from dprelease.plan.schema import (
     format_number,
     is_number,
 )
+from dprelease.plan.statistic import DISCOVERED, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Target, Unit
+from dprelease.stats.spec import parse_discover, parse_stat
 
 T = TypeVar("T")
 TOP_KEYS = (
@@ -42,7 +44,7 @@ COLUMN_KEYS = (
     "domain_source",
     "labels",
 )
-TABLE_KEYS = keys_of(TableSpec)
+TABLE_KEYS = (*keys_of(TableSpec), "stat")  # stat: a table of statistics (issue 16)
 BUDGET_KEYS = keys_of(Budget)
 POSTPROCESS_KEYS = keys_of(Postprocess)
 UNIT_KEYS = keys_of(Unit)
@@ -172,6 +174,8 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
     if kind == "categorical":
         if "bins" in raw:
             bag.problems.append(f"{where} is categorical; `bins` is for numeric columns.")
+        if discover_spec(raw) is not None:
+            return _discovered_column(name, raw, bag)
         parent_map = raw.get("parent_map")
         if parent_map is not None and not isinstance(parent_map, Mapping):
             bag.problems.append(f"{where}: parent_map must map child values to parent values.")
@@ -210,7 +214,27 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
     return None
 
 
-def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | None:
+def discover_spec(raw: Mapping[str, Any]) -> object | None:
+    """The raw `discover:` of a column's `domain: {discover: {...}}`, or None."""
+    domain = raw.get("domain")
+    return domain.get("discover") if isinstance(domain, Mapping) and "discover" in domain else None
+
+
+def _discovered_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | None:
+    """A categorical column whose domain the release discovers (empty until then)."""
+    where = f"column {quote(name)}"
+    domain = raw["domain"]
+    if set(domain) != {"discover"}:
+        bag.problems.append(f"{where}: domain {{discover: ...}} takes no other keys.")
+    for key in ("other", "parent", "parent_map"):
+        if key in raw:
+            bag.problems.append(f"{where}: a discovered domain cannot have `{key}`.")
+    if bag.build(lambda: parse_discover(domain["discover"], name)) is None:
+        return None
+    return bag.build(lambda: CategoricalColumn(name=name, domain=(), domain_source=DISCOVERED))
+
+
+def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | StatisticTable | None:
     table = bag.mapping(raw, f"tables[{index}]")
     if table is None:
         return None
@@ -230,7 +254,7 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | None:
     if target_raw is None:
         return None
     bag.keys(target_raw, TARGET_KEYS, f"{where} target")
-    return bag.build(
+    spec = bag.build(
         lambda: TableSpec(
             name=table.get("name", f"table_{index + 1}"),
             by=tuple(by),
@@ -248,6 +272,9 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | None:
             ),
         )
     )
+    if spec is None or "stat" not in table:
+        return spec
+    return bag.build(lambda: StatisticTable(spec, parse_stat(table["stat"], spec.name)))
 
 
 def is_name(value: object) -> bool:

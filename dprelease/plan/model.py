@@ -14,6 +14,7 @@ from typing import Any, Literal
 from dprelease.errors import PlanError, quote
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.schema import Schema, is_number
+from dprelease.plan.statistic import Discovery, StatisticTable, statistic_problems
 from dprelease.plan.table_spec import (
     Neighbors,
     TableSpec,
@@ -134,6 +135,8 @@ class Plan:
     data: str | None = None
     dataset: str | None = None  # the ledger account's name (optional)
     base_dir: Path | None = None  # folder of the plan file, for a relative `data` path
+    statistics: tuple[StatisticTable, ...] = ()  # tables with `stat:` (issue 16)
+    discoveries: tuple[Discovery, ...] = ()  # columns with `domain: {discover: ...}`
 
     def __post_init__(self) -> None:
         problems = check_plan(self)
@@ -172,14 +175,15 @@ def check_plan(plan: Plan) -> list[str]:
         problems.append(
             f"neighbors must be 'add_remove' or 'replace', got {quote(plan.neighbors)}."
         )
-    if not plan.tables:
+    if not plan.tables and not plan.statistics:
         problems.append("The plan has no tables: add at least one under `tables`.")
-    names = [spec.name for spec in plan.tables]
+    names = [spec.name for spec in plan.tables] + [s.name for s in plan.statistics]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"Table name {quote(name)} is used twice; table names must be unique.")
     problems.extend(unknown_column_problems(plan.tables, plan.schema.names))
     for spec in plan.tables:
         problems.extend(_lock_problems(spec, plan.budget))
+    problems.extend(statistic_problems(plan))
     if plan.unit.kind == "id" and plan.unit.column in plan.used_columns:
         problems.append(
             f"The unit id column {quote(plan.unit.column)} cannot also be a table column."

@@ -22,6 +22,7 @@ from dprelease.plan.fields import (
     TOP_KEYS,
     UNIT_KEYS,
     Collector,
+    discover_spec,
     flag,
     given,
     number_or_none,
@@ -33,7 +34,9 @@ from dprelease.plan.fields import (
 from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknown_column_problems
 from dprelease.plan.schema import Column, NumericColumn, Schema
 from dprelease.plan.size import check_plan_size
+from dprelease.plan.statistic import Discovery, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Unit
+from dprelease.stats.spec import parse_discover, stat_to_dict
 
 
 def _schema(raw: object, bag: Collector) -> Schema | None:
@@ -81,12 +84,15 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
 
     raw_tables = top.get("tables", [])
     tables: list[TableSpec] = []
+    statistics: list[StatisticTable] = []
     if not isinstance(raw_tables, list):
         bag.problems.append("tables must be a list, e.g. - {name: by_sex, by: [sex]}.")
     else:
         for index, raw_table in enumerate(raw_tables):
             spec = parse_table(raw_table, index, bag)
-            if spec is not None:
+            if isinstance(spec, StatisticTable):
+                statistics.append(spec)
+            elif spec is not None:
                 tables.append(spec)
 
     budget_raw = bag.mapping(top.get("budget"), "budget")
@@ -135,7 +141,8 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         bag.problems.append(DATASET_NAME_RULE)
 
     if bag.problems and schema is not None:
-        bag.problems.extend(unknown_column_problems(tuple(tables), schema.names))
+        every = (*tables, *(s.table for s in statistics))
+        bag.problems.extend(unknown_column_problems(every, schema.names))
     if bag.problems or schema is None or budget is None or unit is None or postprocess is None:
         raise PlanError.from_problems(bag.problems or ["The plan could not be read."])
     return Plan(
@@ -148,7 +155,19 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         data=data,
         dataset=dataset,
         base_dir=base_dir,
+        statistics=tuple(statistics),
+        discoveries=_discoveries(top.get("columns")),
     )
+
+
+def _discoveries(raw_columns: object) -> tuple[Discovery, ...]:
+    """The columns with `domain: {discover: ...}` (already checked by the column parser)."""
+    found = []
+    for name, raw in (raw_columns if isinstance(raw_columns, dict) else {}).items():
+        spec = discover_spec(raw) if isinstance(raw, dict) else None
+        if spec is not None:
+            found.append(Discovery(str(name), parse_discover(spec, str(name))))
+    return tuple(found)
 
 
 DATASET_NAME_RULE = (
@@ -169,7 +188,10 @@ def _is_dataset_name(value: object) -> bool:
 # --- serialising ----------------------------------------------------------------------------
 
 
-def _column_to_dict(column: Column) -> dict[str, Any]:
+def _column_to_dict(column: Column, discovered: dict[str, Discovery]) -> dict[str, Any]:
+    if column.name in discovered:
+        min_count = discovered[column.name].spec.min_count
+        return {"kind": "categorical", "domain": {"discover": {"min_count": min_count}}}
     if isinstance(column, NumericColumn):
         out: dict[str, Any] = {"kind": "numeric", "bins": list(column.edges)}
     else:
@@ -231,8 +253,11 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         unit.update(column=plan.unit.column, max_rows=plan.unit.max_rows)
     out["unit"] = unit
     out["neighbors"] = plan.neighbors
-    out["columns"] = {c.name: _column_to_dict(c) for c in plan.schema.columns}
-    out["tables"] = [_table_to_dict(spec) for spec in plan.tables]
+    discovered = {d.column: d for d in plan.discoveries}
+    out["columns"] = {c.name: _column_to_dict(c, discovered) for c in plan.schema.columns}
+    out["tables"] = [_table_to_dict(spec) for spec in plan.tables] + [
+        {**_table_to_dict(s.table), "stat": stat_to_dict(s.stat)} for s in plan.statistics
+    ]
     out["budget"] = {
         key: getattr(budget, key) for key in BUDGET_KEYS if getattr(budget, key) is not None
     }

@@ -19,7 +19,7 @@ from dprelease.errors import PlanError, quote
 from dprelease.limits import MAX_VALUE_LABEL
 
 DomainValue = str | int | float
-DomainSource = Literal["plan", "data"]
+DomainSource = Literal["plan", "data", "discovered"]  # discovered: issue 16
 
 RESERVED_NAME = "count"  # the released tables' count column
 LABEL_SUFFIX = "_label"  # the released tables' column of value labels after a code column
@@ -60,7 +60,7 @@ class CategoricalColumn:
 
     def __post_init__(self) -> None:
         where = f"Column {quote(self.name)}"
-        if not self.domain:
+        if not self.domain and self.domain_source != "discovered":  # filled at release
             raise PlanError(f"{where} has an empty domain: list at least one value.")
         if self.numeric_domain:
             if not all(math.isfinite(float(v)) for v in self.domain):

@@ -9,7 +9,7 @@ returns a `Release`: noisy measurements and post-processed counts, no true count
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +26,16 @@ from dprelease.postprocess.accuracy import (
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
 from dprelease.postprocess.pipeline import postprocess
 from dprelease.release.noise import preview_noise, secure_noisy_counts
+from dprelease.release.statistics import (
+    Counter,
+    EmptyTable,
+    ReleasedStatistic,
+    complete_plan,
+    draw_statistics,
+    preview_errors,
+)
+from dprelease.stats.discovery import DiscoveredDomain
+from dprelease.stats.source import StatSource
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,10 @@ class Release:
     # simulated from the measurements only (safe to publish); empty when not computed
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
     measurements: tuple[NoisyMeasurement, ...] = ()
+    # issue 16: noisy statistics and the released (discovered) domains
+    statistics: tuple[ReleasedStatistic, ...] = ()
+    discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
+    empty_tables: tuple[EmptyTable, ...] = ()  # over a discovered domain that found nothing
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -84,6 +98,10 @@ class Preview:
     # filled only when draw_preview is asked for simulations (it costs seconds)
     accuracy: dict[str, TableAccuracy] = field(default_factory=dict)
     measurements: tuple[NoisyMeasurement, ...] = ()
+    statistics: tuple[ReleasedStatistic, ...] = ()  # PREVIEW noise (numpy), issue 16
+    discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
+    # CONFIDENTIAL: each statistic's error per cell, read from the data (preview_errors)
+    statistic_errors: Mapping[str, list[dict[str, float]]] = field(default_factory=dict)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -108,6 +126,8 @@ def _noisy_tables(
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
 ) -> _Drawn:
     """Noise on every measurement once, then the published tables from them."""
+    if not plan.tables:  # a plan of statistics only
+        return _Drawn((), (), (), ())
     _check_counts(plan, true_counts)
     if allocation.derived:
         measurement_set = MeasurementSet(plan, allocation)
@@ -132,7 +152,7 @@ def _noisy_tables(
 def _accuracy(
     drawn: _Drawn, plan: Plan, allocation: Allocation, simulations: int
 ) -> dict[str, TableAccuracy]:
-    if simulations <= 0:
+    if simulations <= 0 or not drawn.tables:
         return {}
     noisy = {m.name: m.noisy_counts for m in drawn.measurements}
     return accuracy_after_postprocessing(plan, allocation, noisy, simulations=simulations)
@@ -140,17 +160,22 @@ def _accuracy(
 
 def draw_release(
     plan: Plan,
-    true_counts: TrueCounts,
+    true_counts: TrueCounts | Counter,
     allocation: Allocation | None = None,
     *,
     simulations: int = DEFAULT_SIMULATIONS,
+    statistics_source: StatSource | None = None,
 ) -> Release:
     """Draw the release: fresh secure noise for every table, then post-processing.
 
     `simulations` (0 to skip) estimates the accuracy after post-processing from the noisy
-    measurements only (see `dprelease.postprocess.accuracy`).
+    measurements only (see `dprelease.postprocess.accuracy`). With statistics or discovered
+    domains (issue 16), `statistics_source` holds their rows and `true_counts` may be a
+    function that counts the plan once its domains are discovered.
     """
     allocation = allocation or allocate(plan)
+    plan, allocation, domains, empty = complete_plan(plan, allocation, statistics_source, None)
+    true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
     def secure(counts: np.ndarray, table: TableBudget) -> np.ndarray:
         sens = table.sensitivity
@@ -159,6 +184,7 @@ def draw_release(
     drawn = _noisy_tables(plan, allocation, true_counts, secure)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     accuracy = _accuracy(drawn, plan, allocation, simulations)
+    statistics = draw_statistics(plan, allocation, statistics_source, None)
     return Release(
         plan,
         allocation,
@@ -168,16 +194,20 @@ def draw_release(
         created,
         accuracy=accuracy,
         measurements=drawn.measurements,
+        statistics=statistics,
+        discovered=domains,
+        empty_tables=empty,
     )
 
 
 def draw_preview(
     plan: Plan,
-    true_counts: TrueCounts,
+    true_counts: TrueCounts | Counter,
     allocation: Allocation | None = None,
     rng: np.random.Generator | None = None,
     *,
     simulations: int = 0,
+    statistics_source: StatSource | None = None,
 ) -> Preview:
     """A fast preview with numpy's sampler, for the data holder only.
 
@@ -185,6 +215,8 @@ def draw_preview(
     """
     allocation = allocation or allocate(plan)
     generator = rng or np.random.default_rng()
+    plan, allocation, domains, _ = complete_plan(plan, allocation, statistics_source, generator)
+    true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
     def fast(counts: np.ndarray, table: TableBudget) -> np.ndarray:
         noisy: np.ndarray = counts + preview_noise(table.noise, counts.size, generator)
@@ -192,6 +224,8 @@ def draw_preview(
 
     drawn = _noisy_tables(plan, allocation, true_counts, fast)
     accuracy = _accuracy(drawn, plan, allocation, simulations)
+    statistics = draw_statistics(plan, allocation, statistics_source, generator)
+    errors = preview_errors(plan, allocation, statistics_source, generator)
     return Preview(
         plan,
         allocation,
@@ -201,4 +235,7 @@ def draw_preview(
         drawn.skipped,
         accuracy,
         measurements=drawn.measurements,
+        statistics=statistics,
+        discovered=domains,
+        statistic_errors=errors,
     )

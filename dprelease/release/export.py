@@ -32,6 +32,7 @@ from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.draw import NoisyTable, Release
 from dprelease.release.report import report_html
+from dprelease.release.statistics_files import statistic_csv, statistics_metadata
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -171,6 +172,12 @@ def release_metadata(release: Release) -> dict[str, Any]:
         for column in plan.schema.columns
         if column.name in plan.used_columns
     }
+    statistics_metadata(meta, plan, release.discovered)  # issue 16
+    if release.empty_tables:
+        meta["empty_tables"] = [
+            {"name": name, "file": f"tables/{name}.csv", "note": "no value was discovered"}
+            for name, _, _ in release.empty_tables
+        ]
     meta["noise"] = "OpenDP secure samplers: cryptographically secure, exact, not reproducible"
     meta["created"] = release.created
     meta["software"] = _software()
@@ -197,6 +204,13 @@ def release_files(release: Release) -> dict[str, bytes]:
         std = _number(measured.budget.noise.std)
         files[f"measurements/{measured.name}.csv"] = _table_csv(
             plan, measured.budget.spec, measured.noisy_counts, ("noise_std", std)
+        )
+    for name, by, last in release.empty_tables:  # issue 16: a domain that found nothing
+        header = ",".join([*(csv_safe(c) for c in by), last]) + "\n"
+        files[f"tables/{name}.csv"] = header.encode("utf-8")
+    for released in release.statistics:  # issue 16: by-columns, then value
+        files[f"tables/{released.name}.csv"] = statistic_csv(
+            release.plan, released, csv_safe, _number
         )
     files["report.html"] = report_html(release).encode("utf-8")
     return files

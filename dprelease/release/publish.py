@@ -22,6 +22,8 @@ from dprelease.ledger.store import Ledger, LedgerEntry
 from dprelease.plan.model import Plan
 from dprelease.release.draw import Release, draw_release
 from dprelease.release.export import files_zip, release_files, write_files
+from dprelease.release.statistics import Counter
+from dprelease.stats.source import StatSource
 
 Progress = Callable[[float, str], None]
 
@@ -60,20 +62,25 @@ def _quiet(fraction: float, message: str) -> None:
 def charged_release(
     plan: Plan,
     allocation: Allocation,
-    true_counts: TrueCounts,
+    true_counts: TrueCounts | Counter,
     account: Account,
     *,
     release_id: str,
     label: str,
     progress: Progress = _quiet,
+    statistics_source: StatSource | None = None,
 ) -> Published:
     """Draw and build the release inside the ledger's charge; return after the commit.
 
     The true counts may be made before (the CLI's engines count in one pass with the ledger's
     fingerprint): counting spends nothing; the noise is drawn only inside the charge.
 
+    Statistics and domain discoveries (issue 16) are drawn inside the same charge, from
+    `statistics_source`; with discoveries, `true_counts` counts the plan once its domains are
+    released (`dprelease.release.statistics.Counter`).
+
     Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
-    tables = [t.name for t in allocation.tables]
+    tables = [t.name for t in allocation.tables] + [s.name for s in allocation.statistics]
     with account.ledger.charge(
         account.records,
         release_id,
@@ -84,7 +91,7 @@ def charged_release(
         legacy=account.legacy,
     ) as entry:
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
-        release = draw_release(plan, true_counts, allocation)
+        release = draw_release(plan, true_counts, allocation, statistics_source=statistics_source)
         progress(0.85, "Building tables, metadata and report (in memory)…")
         files = release_files(release)
     progress(1.0, "Done: charged to the ledger once.")

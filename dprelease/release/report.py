@@ -113,6 +113,16 @@ Consistency lowers the error by pooling tables; non-negativity raises small cell
 </tbody></table>"""
 
 
+def _statistics_section(release: Release, confidence: str) -> str:
+    """Statistics and discovered domains (issue 16), from the release's own metadata."""
+    if not release.statistics and not release.discovered:
+        return ""
+    from dprelease.release.export import release_metadata
+    from dprelease.release.statistics_files import statistics_report
+
+    return statistics_report(release_metadata(release), confidence)
+
+
 def report_html(release: Release) -> str:
     """The report page for a release."""
     allocation = release.allocation
@@ -172,6 +182,7 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
 {skipped}
 {_accuracy_section(release)}
+{_statistics_section(release, confidence)}
 {domains_html(release.plan)}
 </body></html>
 """

@@ -213,3 +213,41 @@ def parse_discover(raw: object, column: str) -> DiscoverSpec:
     if not isinstance(raw, Mapping) or set(raw) != {"min_count"}:
         raise PlanError(f"{what} must be {{min_count: N}} with a whole number N ≥ 1.")
     return DiscoverSpec(raw["min_count"])
+
+
+def _bounds_out(lo: float, hi: float) -> list[int | float]:
+    return [int(v) if float(v).is_integer() else v for v in (lo, hi)]
+
+
+def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
+    """The plan's `stat:` mapping of a spec; `parse_stat(stat_to_dict(s))` gives `s` back."""
+    if isinstance(spec, QuantileSpec):
+        qs = [float(q) for q in spec.quantiles]
+        out: dict[str, Any] = {
+            "quantile": qs[0] if len(qs) == 1 else qs,
+            "column": spec.column,
+            "bounds": _bounds_out(spec.lo, spec.hi),
+        }
+        if spec.grid_step != default_grid_step(spec.lo, spec.hi):
+            out["grid_step"] = spec.grid_step
+        return out
+    total = spec.total if isinstance(spec, MeanSpec) else spec
+    out = {spec.kind: total.column, "bounds": _bounds_out(total.lo, total.hi)}
+    if total.resolution != default_resolution(total.lo, total.hi):
+        out["resolution"] = float(total.resolution)
+    if isinstance(spec, MeanSpec) and spec.sum_share != Fraction(1, 2):
+        out["sum_share"] = float(spec.sum_share)
+    return out
+
+
+def stat_label(spec: StatSpec) -> str:
+    """A short public description, e.g. 'median of age in [0, 100]'."""
+    lo, hi = _bounds_out(
+        *((spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi))
+    )
+    if isinstance(spec, QuantileSpec):
+        names = ", ".join(
+            "median" if q == Fraction(1, 2) else f"{float(q):g}-quantile" for q in spec.quantiles
+        )
+        return f"{names} of {spec.column} in [{lo}, {hi}]"
+    return f"{spec.kind} of {spec.column} clamped to [{lo}, {hi}]"

@@ -62,4 +62,4 @@ class Noise:
 
     def moe_table(self, alpha: float, cells: int) -> float:
         """Half-width that holds for all cells of a table at once (union bound: α / cells)."""
-        return self.moe(alpha / cells)
+        return self.moe(alpha / max(cells, 1))  # 0 cells: a domain not yet discovered

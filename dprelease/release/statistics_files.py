@@ -1,0 +1,151 @@
+"""Release files of statistics and discovered domains (issue 16): CSV, metadata, report.
+
+`tables/<name>.csv` of a statistic has its by-columns, then `value` (in place of `count`); a
+table of several quantiles has a `quantile` column before `value`, one row per cell and
+quantile. Only noisy values are written: no true value, count or row count.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Mapping
+from html import escape
+from typing import Any
+
+from dprelease.plan.model import Plan
+from dprelease.release.statistics import ReleasedStatistic
+from dprelease.stats.discovery import DiscoveredDomain
+from dprelease.stats.spec import QuantileSpec
+
+
+def statistic_csv(
+    plan: Plan,
+    released: ReleasedStatistic,
+    safe: Callable[[str], str],
+    number: Callable[[Any], str],
+) -> bytes:
+    statistic = released.budget.statistic
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    spec = statistic.table
+    quantiles = statistic.stat.quantiles if isinstance(statistic.stat, QuantileSpec) else None
+    several = quantiles is not None and len(quantiles) > 1
+    header = [safe(name) for name in spec.by] + (["quantile"] if several else []) + ["value"]
+    writer.writerow(header)
+    rows = released.values.reshape(released.values.shape[0], -1).tolist()
+    labels = list(spec.cell_labels(plan.schema)) if spec.by else [()]
+    for cell, values in zip(labels, rows, strict=True):
+        prefix = [safe(label) for label in cell]
+        if several:
+            assert quantiles is not None
+            for q, value in zip(quantiles, values, strict=True):
+                writer.writerow([*prefix, f"{float(q):g}", number(value)])
+        else:
+            writer.writerow([*prefix, number(values[0])])
+    return buffer.getvalue().encode("utf-8")
+
+
+def statistics_metadata(
+    meta: dict[str, Any], plan: Plan, discovered: Mapping[str, DiscoveredDomain]
+) -> None:
+    """Metadata of the statistics (their files) and discovered columns, added to `meta`."""
+    names = {s.name for s in plan.statistics}
+    for entry in meta["tables"]:
+        if entry["name"] in names:
+            entry.pop("measurement_file", None)  # a statistic has no separate measurements
+    for statistic in plan.statistics:
+        for name in statistic.by:
+            column = plan.schema[name]
+            meta["columns"].setdefault(
+                name,
+                {
+                    "kind": column.kind,
+                    "labels": list(column.labels),
+                    "domain_source": column.domain_source,
+                },
+            )
+    for name, domain in discovered.items():
+        entry = meta["columns"].setdefault(name, {"kind": "categorical"})
+        entry.update(
+            labels=[str(v) for v in domain.values],
+            domain_source=domain.domain_source,
+            discovery={"min_count": domain.min_count, "threshold": domain.threshold},
+        )
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def _error_text(entry: dict[str, Any], confidence: str) -> str:
+    error = entry["error"]
+    if "moe_rank" in error:
+        ranks = ", ".join(f"{r:.4g}" for r in error["moe_rank"])
+        return (
+            f"rank within ±{ranks} of the best grid candidate ({confidence}); its error in value"
+            " depends on how dense the data are near the quantile"
+        )
+    if "sum_moe" in error:
+        return (
+            f"noisy sum ±{_fmt(error['sum_moe'])}, noisy count ±{_fmt(error['count_moe'])} "
+            f"({confidence}); the mean's error ≈ √(σ_S² + mean²·σ_N²)/n shrinks with the "
+            f"group's size (σ_S = {_fmt(error['sum_noise_std'])}, σ_N = "
+            f"{_fmt(error['count_noise_std'])})"
+        )
+    return f"±{_fmt(error['moe'])} per cell ({confidence}), noise std {_fmt(error['noise_std'])}"
+
+
+MECHANISM_TEXT = {
+    "quantile": "exponential mechanism over a public grid of candidates within the bounds, "
+    "utility −|rank − q·n| (OpenDP's make_private_quantile, exact Gumbel noisy max)",
+    "sum": "values clamped into the bounds and rounded to the resolution, then the "
+    "accountant's noise on each cell's sum (OpenDP's secure samplers)",
+    "mean": "noisy sum of the clamped values over a noisy count (post-processing), each with "
+    "the accountant's noise (OpenDP's secure samplers)",
+}
+
+
+def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
+    """The report's section on statistics and discovered domains (every text escaped)."""
+    names = [e for e in meta["tables"] if "stat" in e]
+    rows = []
+    for entry in names:
+        rows.append(
+            f"<tr><td>{escape(entry['name'])}</td><td>{escape(entry['description'])}</td>"
+            f"<td>{escape(' × '.join(entry['by']) or '(total)')}</td>"
+            f"<td>{escape(MECHANISM_TEXT[entry['kind']])}</td>"
+            f"<td>{_fmt(entry['epsilon'])}</td><td>{_fmt(entry['delta'])}</td>"
+            f"<td>{_fmt(entry['rho'])}</td><td>{escape(_error_text(entry, confidence))}</td></tr>"
+        )
+    discoveries = [
+        f"<li>{escape(column)}: the values whose noisy count reached {d['discovery']['threshold']}"
+        f" (min_count {d['discovery']['min_count']}): {len(d['labels'])} values</li>"
+        for column, d in meta["columns"].items()
+        if d.get("domain_source") == "discovered"
+    ]
+    if not rows and not discoveries:
+        return ""
+    table = (
+        "<table><thead><tr><th>statistic</th><th>what</th><th>by</th><th>mechanism</th>"
+        "<th>ε</th><th>δ</th><th>ρ</th><th>error</th></tr></thead><tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody></table>"
+        if rows
+        else ""
+    )
+    found = (
+        "<h3>Discovered domains</h3><p>Released by the stability-based histogram: each value "
+        "present in the data gets its count plus discrete Laplace noise, and only values whose "
+        "noisy count reaches the threshold are released, as the column's domain (charged to "
+        "this release's budget, (ε, δ)-DP).</p><ul>" + "".join(discoveries) + "</ul>"
+        if discoveries
+        else ""
+    )
+    return f"""<h2>Statistics</h2>
+<p>Each file <code>tables/&lt;name&gt;.csv</code> of a statistic has the by-columns, then
+<code>value</code>. Bounds clamp every value: values above the upper bound pull a
+statistic down, values below the lower bound pull it up; the size of this bias depends on
+the data and is not in any margin of error. Choose bounds that hold nearly all values.</p>
+{table}
+{found}"""

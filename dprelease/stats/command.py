@@ -1,0 +1,90 @@
+"""`release` and `validate` of a plan with statistics or discovered domains (issue 16).
+
+The statistics' columns are read into memory (`dprelease.stats.source`); the count tables are
+counted by the chosen engine, after the domains are discovered when the plan has any (inside
+the ledger's charge, like the noise). With a ledger, the records' fingerprint comes from a
+pass of its own when the counting cannot make it first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from dprelease.data.count import TrueCounts
+
+if TYPE_CHECKING:
+    from dprelease.accounting.allocation import Allocation
+    from dprelease.data.engines import CountResult
+    from dprelease.plan.model import Plan
+    from dprelease.release.draw import Release
+    from dprelease.release.publish import Account
+
+
+def _fingerprint_key(args: argparse.Namespace, source: Path | str) -> str:
+    """The ledger key of the records, from a streaming pass over every column."""
+    from dprelease.data.engines.arrow import scan_all
+    from dprelease.data.engines.source import describe
+    from dprelease.data.fingerprint import FingerprintAccumulator
+    from dprelease.data.read import SizeLimits
+
+    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
+    accumulator = scan_all(describe(source, limits), limits, FingerprintAccumulator())
+    assert isinstance(accumulator, FingerprintAccumulator)
+    return accumulator.fingerprint.key()
+
+
+def release_with_statistics(
+    args: argparse.Namespace,
+    source: Path | str,
+    plan: Plan,
+    allocation: Allocation,
+    out: Path,
+) -> tuple[Release, CountResult | None, Account | None]:
+    """Draw and write the release; returns it, the counting result (for the data report) and
+    the ledger account (None without --ledger)."""
+    from dprelease.commands import _charged_release, _count, _ledger_account
+    from dprelease.data.read import SizeLimits
+    from dprelease.release.draw import draw_release
+    from dprelease.release.export import write_release
+    from dprelease.stats.source import read_stat_source
+
+    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
+    statistics = read_stat_source(source, plan, limits)
+    counted: list[CountResult] = []
+
+    def counter(completed: Plan) -> TrueCounts:
+        if not completed.tables:
+            return TrueCounts(MappingProxyType({}))
+        counted.append(_count(args, source, completed))
+        return counted[-1].counts
+
+    if args.ledger is None:
+        release = draw_release(plan, counter, allocation, statistics_source=statistics)
+        write_release(release, out)
+        return release, (counted[0] if counted else None), None
+    account = _ledger_account(args, source, plan, allocation, _fingerprint_key(args, source))
+    release = _charged_release(args, account, plan, counter, allocation, out, statistics)
+    return release, (counted[0] if counted else None), account
+
+
+def validate_statistics_data(args: argparse.Namespace, source: Path | str, plan: Plan) -> None:
+    """Check that the data have the statistics' columns; count the tables that need no
+    discovered domain (for the data report)."""
+    import dataclasses
+
+    from dprelease.commands import _count, _print_data_report
+    from dprelease.data.read import SizeLimits
+    from dprelease.stats.source import read_stat_source
+
+    read_stat_source(source, plan, SizeLimits(args.max_data_mb * 1_000_000, args.max_rows))
+    discovered = {d.column for d in plan.discoveries}
+    tables = tuple(t for t in plan.tables if not discovered & set(t.by))
+    if tables:
+        counted = _count(args, source, dataclasses.replace(plan, tables=tables, discoveries=()))
+        _print_data_report(counted, plan)
+    elif discovered:
+        sys.stderr.write("note: tables over discovered columns are counted at release.\n")

@@ -1,0 +1,102 @@
+"""Issue 16 in the dashboard: discover a domain on the Data page, add a statistic on the
+Tables page, see its error on Budget, its preview on Preview, and release it charged once."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+from dprelease.ledger.store import Ledger
+from helpers.app import go, keyed, open_app, submit, workspace
+from ui.state import records_key
+
+
+def _with_statistic_and_discovery():
+    app = go(open_app(), "pages/data.py")
+    keyed(app.number_input, "min_count_county_").set_value(30)
+    submit(app, "discover_form_county_")
+    assert not app.error, [e.value for e in app.error]
+    county = workspace(app).plan["columns"]["county"]
+    assert county == {"kind": "categorical", "domain": {"discover": {"min_count": 30}}}
+    go(app, "pages/tables.py")
+    app.multiselect(key="new_stat_by").set_value(["sex"])
+    app.selectbox(key="new_stat_kind").set_value("quantile")
+    app.text_input(key="new_stat_column").set_value("age")
+    app.text_input(key="new_stat_quantiles").set_value("0.25, 0.5")
+    submit(app, "add_statistic_form")
+    assert not app.error, [e.value for e in app.error]
+    added = workspace(app).plan["tables"][-1]
+    assert added["stat"] == {"quantile": [0.25, 0.5], "column": "age", "bounds": [0, 100]}
+    grid = app.dataframe[0].value if app.dataframe else None
+    shown = [e.value for e in app.caption]
+    assert any("unknown to this page" in text for text in shown)
+    assert grid is None or "statistic" in grid.columns
+    return app, added["name"]
+
+
+def test_tables_page_refuses_a_bad_statistic_in_one_line():
+    app = go(open_app(), "pages/tables.py")
+    app.text_input(key="new_stat_column").set_value("age")
+    app.number_input(key="new_stat_lo").set_value(5.0)
+    app.number_input(key="new_stat_hi").set_value(1.0)
+    submit(app, "add_statistic_form")
+    assert [e.value for e in app.error if "must have lo" in e.value]
+    assert not any("stat" in t for t in workspace(app).plan["tables"])
+
+
+def test_budget_shows_each_statistic_and_its_error():
+    app, name = _with_statistic_and_discovery()
+    go(app, "pages/budget.py")
+    assert not app.error, [e.value for e in app.error]
+    frame = next(d.value for d in app.dataframe if "statistic" in d.value.columns)
+    assert name in list(frame["statistic"]) and "discover county" in list(frame["statistic"])
+    assert any(str(v).startswith("rank ±") for v in frame["margin of error"])
+
+
+def test_preview_and_release_show_statistics_next_to_counts(ledger_file):
+    app, name = _with_statistic_and_discovery()
+    go(app, "pages/preview.py")
+    app.button(key="draw_preview").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    preview = workspace(app).preview
+    assert [s.name for s in preview.statistics] == [name]
+    assert "county" in preview.discovered
+    assert any("PREVIEW noise" in m.value for m in app.markdown)
+    assert any("exact margin in rank" in c.value for c in app.caption)
+    assert set(preview.statistic_errors[name][0]) == {
+        "±rank q=0.25",
+        "±value q=0.25",
+        "±rank q=0.5",
+        "±value q=0.5",
+    }
+    assert not app.get("download_button")
+
+    go(app, "pages/release.py")
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    ws = workspace(app)
+    with zipfile.ZipFile(io.BytesIO(ws.release.zip_bytes)) as archive:
+        lines = archive.read(f"tables/{name}.csv").decode().splitlines()
+        metadata = json.loads(archive.read("metadata.json"))
+    assert lines[0] == "sex,quantile,value" and len(lines) == 1 + 2 * 2
+    assert metadata["columns"]["county"]["domain_source"] == "discovered"
+    entries = Ledger(ledger_file).entries(records_key(ws))
+    assert len(entries) == 1 and name in entries[0].tables
+    assert "Statistics" in ws.release.report_html
+
+
+def test_sparse_vector_suggestion_is_charged_once_before_it_is_shown(ledger_file):
+    app = go(open_app(), "pages/release.py")
+    plan_tables = [t["name"] for t in workspace(app).plan["tables"]]
+    app.multiselect(key="suggest_tables").set_value(plan_tables[:3])
+    app.number_input(key="suggest_t").set_value(1_000_000)  # no cell that large: all ⊥
+    submit(app, "suggest_form")
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    ws = workspace(app)
+    assert ws.suggestion.answer.above == (False, False, False)
+    entries = Ledger(ledger_file).entries(records_key(ws))
+    assert len(entries) == 1 and entries[0].epsilon == 0.1
+    assert entries[0].tables == tuple(plan_tables[:3])
+    assert any("no cell above T" in str(t.value) for t in app.table)

@@ -1,0 +1,108 @@
+"""Statistics and discovered domains on the Preview and Budget pages (issue 16)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from dprelease.accounting.allocation import Allocation
+from dprelease.accounting.statistic_budget import statistic_error_curve
+from dprelease.plan.model import Plan
+from dprelease.release.draw import Preview
+from dprelease.stats.spec import QuantileSpec
+from ui.markdown import md
+
+
+def show_preview_statistics(preview: Preview) -> None:
+    """PREVIEW values (numpy noise, never exported) of every statistic, in static tables."""
+    for column, domain in preview.discovered.items():
+        st.markdown(
+            f"**Discovered domain of {md(column)}** (preview draw): {len(domain.values)} values "
+            f"reached the threshold {domain.threshold}."
+        )
+    for released in preview.statistics:
+        statistic = released.budget.statistic
+        st.markdown(f"**{md(statistic.name)}**: PREVIEW noise (numpy), not a release")
+        labels = (
+            [" × ".join(cell) for cell in statistic.table.cell_labels(preview.plan.schema)]
+            if statistic.by
+            else ["(all)"]
+        )
+        values = released.values.reshape(len(labels), -1)
+        if isinstance(statistic.stat, QuantileSpec):
+            heads = [f"q = {float(q):g}" for q in statistic.stat.quantiles]
+        else:
+            heads = [statistic.stat.kind]
+        errors = preview.statistic_errors.get(statistic.name) or [{} for _ in labels]
+        rows = [
+            {"cell": label, **dict(zip(heads, map(float, row), strict=True)), **error}
+            for label, row, error in zip(labels, values.tolist(), errors, strict=True)
+        ]
+        st.table(pd.DataFrame(rows))  # static: no download button on a preview
+        st.caption(
+            f"Errors at {preview.allocation.confidence:.0%} confidence, read from your data "
+            "(confidential, like this whole page): a quantile's exact margin in rank and in "
+            "value from the mechanism's own distribution, a mean's RMSE and bias by "
+            "simulation, a sum's noise margin. Clamping to the bounds is not included."
+        )
+
+
+def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:
+    """Each statistic's budget and data-free error, and its error against ε (no data read)."""
+    if not allocation.statistics and not allocation.discoveries:
+        return
+    st.subheader("Statistics")
+    rows = []
+    for budget in allocation.statistics:
+        entry = budget.to_dict()
+        error = entry["error"]
+        shown = (
+            "rank ±" + ", ".join(f"{r:.3g}" for r in error["moe_rank"])
+            if "moe_rank" in error
+            else f"sum ±{error['sum_moe']:.4g}, count ±{error['count_moe']:.3g}"
+            if "sum_moe" in error
+            else f"±{error['moe']:.4g}"
+        )
+        rows.append(
+            {
+                "statistic": entry["name"],
+                "what": entry["description"],
+                "mechanism": entry["mechanism"],
+                "epsilon": entry["epsilon"],
+                "rho": entry["rho"],
+                "margin of error": shown,
+            }
+        )
+    for discovery in allocation.discoveries:
+        entry = discovery.to_dict()
+        rows.append(
+            {
+                "statistic": f"discover {entry['column']}",
+                "what": f"values with a noisy count ≥ {entry['threshold']}",
+                "mechanism": entry["mechanism"],
+                "epsilon": entry["epsilon"],
+                "rho": entry["rho"],
+                "margin of error": f"δ = {entry['delta']:.2g}",
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="statistics_budget")
+    st.caption(
+        "A quantile's error is in rank (how many rows away from the true quantile); its error "
+        "in value depends on the data and is shown on the Preview page. A mean's error is its "
+        "sum's and count's, divided by the group's size. Clamping to the bounds adds a bias "
+        "no margin of error includes."
+    )
+    epsilons = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
+    # the accountant the allocation settled on (`auto` is chosen at allocation time)
+    plan = replace(plan, budget=replace(plan.budget, accounting=allocation.accounting))
+    curves = [
+        {"statistic": b.name, **point}
+        for b in allocation.statistics
+        for point in statistic_error_curve(plan, b.statistic, epsilons)
+    ]
+    if curves:
+        frame = pd.DataFrame(curves)
+        st.markdown("**Each statistic's margin of error against its own ε** (log scales)")
+        st.line_chart(frame, x="epsilon", y="moe", color="statistic")
