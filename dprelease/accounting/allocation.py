@@ -49,6 +49,7 @@ from dprelease.accounting.targets import (
     Target,
     ZcdpTarget,
     forced_accounting,
+    settled,
     target_of,
 )
 from dprelease.errors import BudgetError, PlanError
