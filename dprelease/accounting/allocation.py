@@ -228,20 +228,24 @@ def resolve_accounting(
 
 
 def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
-    """A plan with statistics, its `accounting: auto` settled: the count tables' choice, but
-    never pure when a domain is discovered (discovery is (ε, δ)-DP); statistics alone: pure,
-    or approx with discoveries. With a discovery the count tables are measured as listed:
-    what to measure cannot be chosen before their domain is known."""
-    if plan.discoveries:  # the count tables' cells are unknown until the domain is discovered
+    """A plan with statistics, its `accounting: auto` settled.
+
+    With a discovered domain the count tables' cells are unknown until the release, so their
+    strategy cannot be chosen in advance: they are measured as listed, under zcdp (discovery
+    is (ε, δ)-DP, so never pure). Otherwise the count tables' own choice; statistics alone:
+    pure."""
+    if plan.discoveries:
         plan = replace(plan, budget=replace(plan.budget, strategy="workload"))
     if plan.budget.accounting != "auto":
         return plan
-    if plan.tables:
-        accounting = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
-    else:
-        accounting = forced_accounting(plan) or "pure"
-    if accounting == "pure" and plan.discoveries and plan.budget.delta is not None:
-        accounting = "approx"
+    accounting = forced_accounting(plan)
+    if accounting is None:
+        if plan.discoveries:
+            accounting = "zcdp"
+        elif plan.tables:
+            accounting = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
+        else:
+            accounting = "pure"
     return replace(plan, budget=replace(plan.budget, accounting=accounting))
 
 

@@ -131,8 +131,12 @@ def release_metadata(release: Release) -> dict[str, Any]:
     """Everything `plan --json` prints, plus post-processing, files, time and versions."""
     plan = release.plan
     meta = release.allocation.to_dict()
-    for entry, table in zip(meta["tables"], release.tables, strict=True):
+    counts = {t.name: t for t in release.tables}
+    for entry in meta["tables"]:  # count tables, then statistics (issue 16)
         entry["file"] = f"tables/{entry['name']}.csv"
+        table = counts.get(entry["name"])
+        if table is None:
+            continue
         measured_as = table.budget.measured_as
         entry["measurement_file"] = (
             None if measured_as is None else f"measurements/{measured_as}.csv"
