@@ -281,6 +281,56 @@ def allocate(plan: Plan) -> Allocation:
     return _listed_allocation(resolved, sens, target, choice, notes)
 
 
+def _gaussian_listed(
+    plan: Plan,
+    sens: Sensitivity,
+    target: ApproxTarget,
+    choice: AccountantChoice | None,
+    notes: list[str],
+) -> Allocation:
+    """approx, tables as listed: one Gaussian mechanism (`gaussian_set`), never Σ ε_i, Σ δ_i."""
+    from dprelease.accounting.gaussian_set import gaussian_set, table_epsilon
+
+    if any(s.delta is not None and s.epsilon is None for s in plan.tables):
+        notes.append(
+            "A table's delta alone is ignored under approx: the tables compose as one Gaussian "
+            "mechanism at budget.delta (lock epsilon, with or without delta, instead)."
+        )
+    found = gaussian_set(plan, sens, target)
+    alpha = 1 - plan.budget.confidence
+    tables = []
+    for spec, sigma in zip(plan.tables, found.sigmas, strict=True):
+        noise = Noise(GAUSSIAN.name, sigma)
+        cells = spec.cells(plan.schema)
+        tables.append(
+            TableBudget(
+                spec=spec,
+                cells=cells,
+                sensitivity=sens,
+                noise=noise,
+                epsilon=min(table_epsilon(sigma, sens, target.delta), found.total.epsilon),
+                delta=target.delta,
+                rho=None,
+                moe=noise.moe(alpha),
+                moe_table=noise.moe_table(alpha, cells),
+                expected_rmse=noise.std,
+                measured_as=spec.name,
+            )
+        )
+    return Allocation(
+        accounting="approx",
+        allocation=plan.budget.allocation,
+        confidence=plan.budget.confidence,
+        total=found.total,
+        tables=tuple(tables),
+        measurements=tuple(tables),
+        strategy="workload",
+        required=found.required,
+        advice=tuple(notes + _weak(found.total)),
+        accountant_choice=choice,
+    )
+
+
 def _listed_allocation(
     plan: Plan,
     sens: Sensitivity,
@@ -289,6 +339,8 @@ def _listed_allocation(
     notes: list[str],
 ) -> Allocation:
     """Every table measured as listed, the budget split by the plan's allocation method."""
+    if isinstance(target, ApproxTarget):
+        return _gaussian_listed(plan, sens, target, choice, notes)
     if isinstance(target, ApproxTarget):
         deltas = delta_shares(plan, target)
     else:

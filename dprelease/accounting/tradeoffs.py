@@ -102,8 +102,9 @@ def _share_epsilons(tables: Sequence[TableBudget], delta_each: float) -> list[fl
 
 
 def compare_accountants(allocation: Allocation, delta: float) -> list[AccountantBound]:
-    """The plan's noise, table by table as allocated, composed under each accountant at δ."""
-    tables = allocation.tables
+    """The plan's noise, measurement by measurement as allocated, composed under each
+    accountant at δ (under strategy auto the measurements, not the derived tables)."""
+    tables = allocation.measurements
     k = len(tables)
     epsilons = _pure_epsilons(tables)
     rows: list[AccountantBound] = []

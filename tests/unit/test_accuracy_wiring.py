@@ -11,6 +11,7 @@ from scipy.stats import norm
 
 from dprelease.accounting.allocation import allocate
 from dprelease.accounting.composition import exact_sum
+from dprelease.accounting.mechanisms import gaussian_sigma
 from dprelease.data.count import TrueCounts
 from dprelease.plan.parse import parse_plan
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
@@ -94,11 +95,12 @@ def test_approx_is_one_gaussian_mechanism_checked_by_an_independent_calibration(
         -0.5 / sigma - eps * sigma
     )
     assert eps <= 1.0 and delta <= 1e-10 * (1 + 1e-6)
-    # per-table basic composition would have needed far more noise
-    listed = allocate(auto_plan(accounting="approx", strategy="workload"))
-    assert max(t.noise.std for t in listed.tables) > 2 * max(
-        t.expected_rmse for t in allocation.tables
-    )
+    # as listed, the tables are one Gaussian too: far less noise than Σ ε_i, Σ δ_i would need
+    listed = allocate(auto_plan(accounting="approx", strategy="workload", allocation="equal"))
+    k = len(TABLES)
+    basic = gaussian_sigma(1.0 / k, 1e-10 / k, 1.0)
+    assert max(t.noise.std for t in listed.tables) < basic / 2
+    assert listed.total.composition == "gaussian" and listed.total.epsilon <= 1.0
 
 
 def test_explicit_accountant_with_workload_strategy_keeps_the_listed_numbers():

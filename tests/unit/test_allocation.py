@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from dprelease.accounting.allocation import allocate
 from dprelease.accounting.composition import advanced_or_basic, exact_sum, zcdp_to_epsilon
+from dprelease.accounting.mechanisms import gaussian_sigma
 from dprelease.errors import BudgetError, PlanError
 from helpers.plans import make_plan
 
@@ -33,9 +34,14 @@ def test_equal_and_weighted_splits():
     assert [t.epsilon for t in equal.tables] == pytest.approx([0.3, 0.3, 0.3])
     weighted = allocate(make_plan(accounting="zcdp", rho=0.7, epsilon=None, allocation="weighted"))
     assert [t.rho for t in weighted.tables] == pytest.approx([0.05, 0.2, 0.45])
+    # approx: the three tables are one Gaussian mechanism (issue 10), equal σ, which together
+    # are (1.5, 3e-6)-DP: three times the precision of one table calibrated alone at (1.5, 3e-6)
     approx = allocate(make_plan(accounting="approx", epsilon=1.5, delta=3e-6))
-    assert [t.epsilon for t in approx.tables] == pytest.approx([0.5] * 3)
-    assert [t.delta for t in approx.tables] == pytest.approx([1e-6] * 3)
+    sigmas = [t.noise.scale for t in approx.tables]
+    assert sigmas[0] == sigmas[1] == sigmas[2]
+    alone = gaussian_sigma(1.5, 3e-6, 1.0)
+    assert sigmas[0] == pytest.approx(alone * 3**0.5, rel=1e-9)
+    assert approx.total.epsilon <= 1.5 and approx.total.delta == 3e-6
 
 
 def test_mechanisms_follow_accounting():
@@ -198,10 +204,13 @@ def test_no_allocation_overspends(accounting, allocation, epsilon, delta, weight
     except BudgetError:
         return  # refusing is allowed; overspending is not
     assert result.total.epsilon <= epsilon
-    if accounting in ("pure", "approx"):
+    if accounting == "pure":
         assert exact_sum(t.epsilon for t in result.tables) <= Fraction(epsilon)
-    if accounting == "approx":
-        assert exact_sum(t.delta for t in result.tables) <= Fraction(delta)
+    if accounting == "approx":  # one Gaussian mechanism: Σ Δ₂²/σ_i² ≤ 1/σ*², exactly
+        sens = result.tables[0].sensitivity
+        spent = sum(Fraction(sens.l2_squared) / Fraction(t.noise.scale) ** 2 for t in result.tables)
+        assert spent <= 1 / Fraction(gaussian_sigma(epsilon, delta, 1.0)) ** 2
+        assert result.total.delta == delta
     if accounting == "advanced":
         assert advanced_or_basic([t.epsilon for t in result.tables], delta).epsilon <= epsilon
     if accounting == "zcdp":

@@ -136,17 +136,18 @@ def test_statistics_compose_with_counts_within_the_total(
         assert exact_sum(rhos) <= Fraction(total.rho)  # type: ignore[arg-type]  (rounded up)
         conversion = total.delta - sum(c.delta or 0 for c in costs)  # type: ignore[operator]
         assert exact_sum(rhos) <= Fraction(epsilon_to_zcdp(1.0, conversion * (1 + 1e-9))[0])
-    # ε adds up (basic composition); under approx with strategy auto the counts are one
-    # Gaussian mechanism, whose (ε, δ) the total adds (checked above through total.epsilon)
-    listed = not allocation.derived
-    if accounting == "pure" or (accounting == "approx" and listed):
+    # ε adds up (basic composition) under pure; under approx the counts are one Gaussian
+    # mechanism, whose (ε, δ) the total adds (checked above through total.epsilon)
+    if accounting == "pure":
         epsilons = [c.epsilon for c in costs] + [m.epsilon for m in allocation.measurements]
         assert exact_sum(epsilons) <= Fraction(1)  # type: ignore[arg-type]
     if accounting != "pure":
         assert total.delta is not None and total.delta <= 1e-8
         assert all(d.mechanism.cost.delta for d in allocation.discoveries)
-    if accounting == "approx" and listed:
-        deltas = [c.delta or 0 for c in costs] + [m.delta for m in allocation.measurements]
+    if accounting == "approx":  # the statistics' δ plus the counts' one Gaussian's δ
+        deltas = [c.delta or 0 for c in costs] + [
+            allocation.total.delta - sum(c.delta or 0 for c in costs)
+        ]
         assert exact_sum(deltas) <= Fraction(1e-8)  # type: ignore[arg-type]
     if accounting == "advanced":  # the counts' advanced bound plus the rest, basic
         rest = exact_sum(c.epsilon for c in costs)  # type: ignore[misc]

@@ -1,0 +1,133 @@
+"""`approx` accounting with the tables measured as listed: all of them are one Gaussian mechanism.
+
+k Gaussian measurements of one person's contribution (L2 sensitivity Δ₂ each) compose exactly
+into one Gaussian mechanism of sensitivity √(Σ Δ₂²/σ_i²) at noise 1 (issue 10). So the budget
+is a single room R = 1/σ*², σ* the analytic-Gaussian σ of sensitivity 1 at the plan's (ε, δ)
+(Balle & Wang 2018, `gaussian_sigma`), and each table takes a share u_i = Δ₂²/σ_i² with
+Σ u_i ≤ R, checked exactly. Adding per-table ε and δ (basic composition) would waste about
+3.4× in noise standard deviation on a dozen tables.
+
+- locked tables: `epsilon:` (with the table's `delta:`, else the plan's δ) keeps the noise of
+  a Gaussian calibrated alone at that (ε_i, δ_i): u_i = Δ₂²/σ(ε_i, δ_i)²;
+- targets: the σ that meets the margin of error;
+- the others split what is left: `equal` evenly, `weighted` ∝ weight, `optimal` minimises
+  Σ w_i σ_i² = Σ w_i Δ₂²/u_i, so u_i ∝ √w_i.
+
+Each table reports ε_i: what it alone would guarantee at the plan's δ (a lock of that ε gives
+the same noise back); the release's ε is that of the composed mechanism.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from dprelease.accounting.composition import Guarantee, check_within
+from dprelease.accounting.mechanisms import gaussian_epsilon, gaussian_moe, gaussian_sigma
+from dprelease.accounting.shares import fit_exactly, too_small_message
+from dprelease.accounting.targets import ApproxTarget
+from dprelease.errors import BudgetError, quote
+from dprelease.plan.model import Plan
+from dprelease.plan.table_spec import Sensitivity, TableSpec
+
+
+@dataclass(frozen=True)
+class GaussianSet:
+    """Each table's σ, the composed guarantee and what the targets alone need."""
+
+    sigmas: tuple[float, ...]
+    total: Guarantee
+    required: Guarantee | None
+
+
+def _sigma_of_share(share: float, sens: Sensitivity) -> float:
+    """The smallest float σ with Δ₂²/σ² ≤ share exactly."""
+    sigma = math.sqrt(sens.l2_squared / share)
+    while Fraction(sens.l2_squared) / Fraction(sigma) ** 2 > Fraction(share):
+        sigma = math.nextafter(sigma, math.inf)
+    return sigma
+
+
+def _target_sigma(plan: Plan, spec: TableSpec) -> float:
+    """The largest σ (up to a hair) whose margin of error meets the table's target."""
+    target = spec.target
+    if target is None:
+        raise BudgetError(f"Table {quote(spec.name)} has no target.")
+    alpha = (1 - plan.budget.confidence) * (1 - 1e-9)
+    if target.moe_table is not None:
+        alpha, goal = alpha / spec.cells(plan.schema), target.moe_table
+    elif target.moe is not None:
+        goal = target.moe
+    else:
+        raise BudgetError(f"Table {quote(spec.name)} has an empty target.")
+    return goal / gaussian_moe(1.0, alpha)
+
+
+def _fixed_shares(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> dict[int, float]:
+    fixed: dict[int, float] = {}
+    for i, spec in enumerate(plan.tables):
+        if spec.epsilon is not None:
+            sigma = gaussian_sigma(spec.epsilon, spec.delta or target.delta, sens.l2)
+        elif plan.budget.allocation == "targets" and spec.target is not None:
+            sigma = _target_sigma(plan, spec)
+        else:
+            continue
+        # u rounded up: the fixed tables never take less room than their noise needs
+        fixed[i] = math.nextafter(sens.l2_squared / sigma**2, math.inf)
+    return fixed
+
+
+def _free_shares(plan: Plan, free: Sequence[int], room: float) -> list[float]:
+    method = plan.budget.allocation
+    if method == "equal":
+        return [room / len(free)] * len(free)
+    weights = [plan.tables[i].weight for i in free]
+    if any(w <= 0 for w in weights):
+        name = plan.tables[free[weights.index(min(weights))]].name
+        raise BudgetError(
+            f"Table {quote(name)} has weight 0 and would get no budget; "
+            "give it a weight above 0 or remove it."
+        )
+    shape = [math.sqrt(w) for w in weights] if method == "optimal" else list(weights)
+    return [room * s / math.fsum(shape) for s in shape]
+
+
+def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> GaussianSet:
+    """σ per table so that the tables together are (ε, δ)-DP as one Gaussian mechanism."""
+    room = 1 / Fraction(gaussian_sigma(target.epsilon, target.delta, 1.0)) ** 2
+    fixed = _fixed_shares(plan, sens, target)
+    required = None
+    if plan.budget.allocation == "targets":
+        needed = [math.sqrt(sens.l2_squared / u) for u in fixed.values()]
+        need = gaussian_epsilon(needed, target.delta, sens.l2) if needed else 0.0
+        required = Guarantee(epsilon=need, delta=target.delta, composition="gaussian")
+        if need > target.epsilon:
+            raise BudgetError(
+                f"Budget too small for the targets: they need epsilon ≥ {need:.6g} at delta "
+                f"{target.delta:g} but the plan gives {target.epsilon:g}; raise budget.epsilon "
+                "or loosen the targets."
+            )
+    free = [i for i in range(len(plan.tables)) if i not in fixed]
+    left = room - sum((Fraction(v) for v in fixed.values()), Fraction(0))
+    if left <= 0 and free:
+        raise BudgetError(too_small_message(plan))
+    shares = [fixed.get(i, 0.0) for i in range(len(plan.tables))]
+    if free:
+        for i, share in zip(free, _free_shares(plan, free, float(left)), strict=True):
+            shares[i] = share
+        shares = fit_exactly(shares, free, left)
+    sigmas = tuple(_sigma_of_share(u, sens) for u in shares)
+    spent = sum((Fraction(sens.l2_squared) / Fraction(s) ** 2 for s in sigmas), Fraction(0))
+    if spent > room:  # only locks or targets can ask for more than there is
+        raise BudgetError(too_small_message(plan))
+    check_within(spent, room, "gaussian sensitivity")
+    epsilon = min(gaussian_epsilon(list(sigmas), target.delta, sens.l2), target.epsilon)
+    total = Guarantee(epsilon=epsilon, delta=target.delta, composition="gaussian")
+    return GaussianSet(sigmas, total, required)
+
+
+def table_epsilon(sigma: float, sens: Sensitivity, delta: float) -> float:
+    """What one table's Gaussian alone guarantees at δ (the ε a lock of it would keep)."""
+    return gaussian_epsilon([sigma], delta, sens.l2)
