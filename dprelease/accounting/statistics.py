@@ -116,23 +116,29 @@ def _delta_parts(plan: Plan) -> tuple[Fraction, Fraction, Fraction] | None:
     return Fraction(0), each, delta - each * discoveries
 
 
+def _total(
+    budget: Budget, accounting: str, deltas: tuple[Fraction, Fraction, Fraction] | None
+) -> tuple[Fraction, float | None]:
+    """The total in the additive unit, and the CKS order behind a ρ derived from ε (zcdp: at
+    the δ the discoveries leave)."""
+    if accounting == "zcdp" and budget.rho is not None:
+        return Fraction(budget.rho), None
+    if budget.epsilon is None:
+        raise BudgetError("budget.epsilon is required (or budget.rho under zcdp).")
+    if accounting != "zcdp":
+        return Fraction(budget.epsilon), None
+    if deltas is None:
+        raise BudgetError("zcdp accounting needs budget.delta (e.g. delta: 1.0e-10).")
+    rho, alpha = epsilon_to_zcdp(budget.epsilon, round_down(deltas[2]))
+    return Fraction(rho), alpha
+
+
 def reserve(plan: Plan) -> Reservation:
     """Shares of the statistics and discoveries (rounded down) and the rest for the counts."""
     budget = plan.budget
     accounting = settled(budget)
     deltas = _delta_parts(plan)
-    alpha = None
-    if accounting == "zcdp":
-        assert deltas is not None
-        if budget.rho is not None:
-            total = Fraction(budget.rho)
-        else:
-            assert budget.epsilon is not None
-            rho, alpha = epsilon_to_zcdp(budget.epsilon, round_down(deltas[2]))
-            total = Fraction(rho)
-    else:
-        assert budget.epsilon is not None
-        total = Fraction(budget.epsilon)
+    total, alpha = _total(budget, accounting, deltas)
     stat_locks = [_lock(plan, s) for s in plan.statistics]
     table_locks = [_table_lock(plan, i) for i in range(len(plan.tables))]
     locked = sum((v for v in (*stat_locks, *table_locks) if v is not None), Fraction(0))
@@ -169,8 +175,7 @@ def reserve(plan: Plan) -> Reservation:
     disc_shares = [
         share(room / parts, deltas[1] if deltas is not None else None) for _ in plan.discoveries
     ]
-    spent = exact_sum(s.rho if accounting == "zcdp" else s.epsilon for s in stat_shares)  # type: ignore[misc]
-    spent += exact_sum(s.rho if accounting == "zcdp" else s.epsilon for s in disc_shares)  # type: ignore[misc]
+    spent = exact_sum(s.amount for s in (*stat_shares, *disc_shares))
     left = total - spent
     if plan.tables and left <= 0:
         raise BudgetError("The statistics use all of the budget; nothing is left for the counts.")
@@ -205,10 +210,11 @@ def _guarantee(
 ) -> Guarantee:
     """The whole release's guarantee, checked against the plan's total."""
     budget = plan.budget
-    accounting = budget.accounting
+    accounting = settled(budget)
     extra_delta = exact_sum(c.delta or 0.0 for c in costs)
     if accounting == "zcdp":
-        assert reservation.delta_left is not None
+        if reservation.delta_left is None:
+            raise BudgetError("zcdp accounting needs budget.delta (e.g. delta: 1.0e-10).")
         rhos = [c.rho or 0.0 for c in costs]
         rhos += [m.rho or 0.0 for m in (counts.measurements if counts else ())]
         conversion = round_down(reservation.delta_left)
@@ -228,7 +234,6 @@ def _guarantee(
         total_delta = None if accounting == "pure" else round_up(delta_sum)
         guarantee = Guarantee(round_up(epsilon), total_delta, None, composition)
     if budget.epsilon is not None:
-        assert guarantee.epsilon is not None
         check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
     if budget.delta is not None and guarantee.delta is not None:
         check_within(Fraction(guarantee.delta), Fraction(budget.delta), "delta")

@@ -45,6 +45,14 @@ class Share:
         if self.delta is not None and not 0 <= self.delta < 1:
             raise BudgetError(f"A statistic's delta must lie in [0, 1), got {self.delta!r}.")
 
+    @property
+    def amount(self) -> float:
+        """The share in the accountant's additive unit: ρ under zcdp, else ε (always set)."""
+        value = self.rho if self.accounting == "zcdp" else self.epsilon
+        if value is None:  # __post_init__ refuses this; kept for the type checker
+            raise BudgetError("A statistic's share has no amount.")
+        return value
+
     def split(self, parts: int) -> Share:
         """1/parts of this share (basic composition: ε, δ and ρ add up), rounded down."""
         return self.scaled(Fraction(1, parts))
