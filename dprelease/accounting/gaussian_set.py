@@ -55,14 +55,8 @@ def _target_sigma(plan: Plan, spec: TableSpec) -> float:
     target = spec.target
     if target is None:
         raise BudgetError(f"Table {quote(spec.name)} has no target.")
-    alpha = (1 - plan.budget.confidence) * (1 - 1e-9)
-    if target.moe_table is not None:
-        alpha, goal = alpha / spec.cells(plan.schema), target.moe_table
-    elif target.moe is not None:
-        goal = target.moe
-    else:
-        raise BudgetError(f"Table {quote(spec.name)} has an empty target.")
-    return goal / gaussian_moe(1.0, alpha)
+    alpha = target.alpha((1 - plan.budget.confidence) * (1 - 1e-9), spec.cells(plan.schema))
+    return target.goal / gaussian_moe(1.0, alpha)
 
 
 def _fixed_shares(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> dict[int, float]:

@@ -35,7 +35,7 @@ from dprelease.accounting.splitting import (
 from dprelease.accounting.targets import AdvancedTarget, ApproxTarget, PureTarget, ZcdpTarget
 from dprelease.errors import BudgetError, quote
 from dprelease.plan.model import Plan
-from dprelease.plan.table_spec import Sensitivity, TableSpec
+from dprelease.plan.table_spec import Sensitivity, TableSpec, Target
 
 
 def fit_exactly(shares: list[float], free: Sequence[int], room: Fraction) -> list[float]:
@@ -68,17 +68,14 @@ def _split_free(
     return power_split(weights, 1.0, room)
 
 
-def _target_share(plan: Plan, spec: TableSpec, sens: Sensitivity, delta_share: float) -> float:
+def _target_share(
+    plan: Plan, spec: TableSpec, target: Target, sens: Sensitivity, delta_share: float
+) -> float:
     """The smallest share (ε, or ρ for zCDP) whose margin of error meets the table's target."""
-    assert spec.target is not None
     # Aim a hair inside the target, so that the moe reported at α (by us or by OpenDP's
     # accuracy functions) is within it even where a tail probability sits on the boundary.
-    alpha = (1 - plan.budget.confidence) * (1 - 1e-9)
-    if spec.target.moe_table is not None:
-        alpha, goal = alpha / spec.cells(plan.schema), spec.target.moe_table
-    else:
-        assert spec.target.moe is not None
-        goal = spec.target.moe
+    alpha = target.alpha((1 - plan.budget.confidence) * (1 - 1e-9), spec.cells(plan.schema))
+    goal = target.goal
     accounting = plan.budget.accounting
     if accounting == "zcdp":
         return smallest_share(
@@ -111,7 +108,7 @@ def fixed_shares(plan: Plan, sens: Sensitivity, deltas: Sequence[float]) -> dict
         elif spec.epsilon is not None:
             fixed[i] = pure_to_zcdp(spec.epsilon) if accounting == "zcdp" else spec.epsilon
         elif plan.budget.allocation == "targets" and spec.target is not None:
-            share = _target_share(plan, spec, sens, deltas[i])
+            share = _target_share(plan, spec, spec.target, sens, deltas[i])
             if not math.isfinite(share):
                 raise BudgetError(
                     f"Table {quote(spec.name)}: no budget within reason reaches its target; "

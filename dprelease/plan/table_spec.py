@@ -108,9 +108,19 @@ class Target:
     def __post_init__(self) -> None:
         if (self.moe is None) == (self.moe_table is None):
             raise PlanError("A target gives exactly one of `moe` or `moe_table`.")
-        value = self.moe if self.moe is not None else self.moe_table
-        assert value is not None
-        check_budget_number(value, "target margin of error", upper=TARGET_LIMIT)
+        check_budget_number(self.goal, "target margin of error", upper=TARGET_LIMIT)
+
+    @property
+    def goal(self) -> float:
+        """The margin of error asked for (per cell, or for the whole table)."""
+        for value in (self.moe, self.moe_table):
+            if value is not None:
+                return value
+        raise PlanError("A target gives exactly one of `moe` or `moe_table`.")
+
+    def alpha(self, alpha: float, cells: int) -> float:
+        """The per-cell tail probability the goal is held at (union bound for the table)."""
+        return alpha / cells if self.moe_table is not None else alpha
 
 
 @dataclass(frozen=True)
