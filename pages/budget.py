@@ -18,7 +18,7 @@ from ui import charts
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table
 from ui.epsilon_risk import epsilon_risk
-from ui.markdown import md
+from ui.markdown import md, md_lines
 from ui.state import current_allocation, plan_key, workspace
 
 ws = workspace()
@@ -33,7 +33,7 @@ st.write(
 budget_inputs(ws)
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))
 if plan is None or allocation is None:
     st.stop()
 

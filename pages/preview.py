@@ -13,9 +13,9 @@ from dprelease.plan.edit import set_postprocess
 from dprelease.plan.model import Postprocess
 from dprelease.release.draw import draw_preview
 from dprelease.release.metrics import error_metrics
-from ui.markdown import md
+from ui.markdown import md, md_lines
 from ui.preview_charts import table_chart
-from ui.state import current_allocation, workspace
+from ui.state import current_allocation, require_upload, workspace
 
 PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
 ws = workspace()
@@ -73,9 +73,11 @@ if any(written.get(k) != v for k, v in wanted.items()):
 
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))
 if plan is None or allocation is None:
     st.stop()
+
+upload = require_upload(ws)  # a plan without data: say where to release it, and stop
 
 # --- advice that needs the true row count: it stays here, never on a public page -----------
 rows = ws.table.num_rows if ws.table is not None else 0
@@ -92,7 +94,7 @@ if rows and size_advice:
 if st.button("Draw a preview", key="draw_preview", type="primary"):
     try:
         with st.spinner("Counting and adding preview noise…"):
-            encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+            encoded = load_data(upload.data, plan, filename=upload.name)
             ws.preview = draw_preview(
                 plan, count(encoded, plan), allocation, simulations=PREVIEW_SIMULATIONS
             )

@@ -12,7 +12,7 @@ from dprelease.plan.edit import add_every_k_way, add_table
 from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
 from dprelease.plan.table_spec import TableSpec
-from ui.markdown import md
+from ui.markdown import md_error, md_lines
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits
 
@@ -45,7 +45,7 @@ with st.form("add_table_form", clear_on_submit=True):
         try:
             _change(add_table(ws.plan, by, name.strip() or None))
         except DPReleaseError as error:
-            st.error(f"{md(error)} The plan is unchanged.")
+            st.error(md_error(error, "The plan is unchanged."))
 
 with st.form("quick_add_form"):
     st.markdown("**Quick add**")
@@ -59,7 +59,7 @@ with st.form("quick_add_form"):
         try:
             _change(add_every_k_way(ws.plan, chosen, 1 if every_one else 2))
         except DPReleaseError as error:
-            st.error(f"{md(error)} The plan is unchanged.")
+            st.error(md_error(error, "The plan is unchanged."))
 
 tables = ws.plan.get("tables", [])
 if not tables:
@@ -109,6 +109,6 @@ if st.button("Apply changes", key="apply_tables", type="primary"):
         rows = [{str(k): v for k, v in row.items()} for row in edited.to_dict("records")]
         _change(apply_table_edits(ws.plan, rows, lock_unit))
     except DPReleaseError as error:
-        st.error(f"{md(error)} The plan is unchanged.")
+        st.error(md_error(error, "The plan is unchanged."))
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))
