@@ -49,13 +49,15 @@ with st.form("add_table_form", clear_on_submit=True):
 
 with st.form("quick_add_form"):
     st.markdown("**Quick add**")
+    kept = [c for c in ws.memo.quick_columns if c in columns]  # the last choice, between visits
     chosen = st.multiselect(
-        "Columns", columns, default=columns[: min(4, len(columns))], key="quick_columns"
+        "Columns", columns, default=kept or columns[: min(4, len(columns))], key="quick_columns"
     )
     one, two = st.columns(2)
     every_one = one.form_submit_button("Every 1-way table of these")
     every_two = two.form_submit_button("Every 2-way table of these")
     if every_one or every_two:
+        ws.memo.quick_columns = list(chosen)
         try:
             _change(add_every_k_way(ws.plan, chosen, 1 if every_one else 2))
         except DPReleaseError as error:

@@ -98,6 +98,7 @@ class Memo:
     upload_error: str | None = None  # Data page: why the last file was refused, shown once
     uploader_version: int = 0  # Data page: raised to empty the uploader after a refusal
     typed_columns: list[str] = field(default_factory=list)  # Data page: names typed, no data
+    quick_columns: list[str] = field(default_factory=list)  # Tables page: the quick-add choice
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
 
 
