@@ -52,7 +52,6 @@ def start_session(ws: Workspace, store: PlanStore | None = None) -> None:
         kept = store.load(token)
         if kept is not None and kept.plan != ws.plan:
             ws.memo.resume = kept
-    st.query_params[TOKEN_PARAM] = ws.token
     ws.memo.saved_plan = plan_key(ws) if ws.memo.resume is None else ""
 
 
@@ -133,8 +132,10 @@ def unreleased(ws: Workspace) -> bool:
 
 
 def browser_guard(ws: Workspace) -> None:
-    """Script in the page itself: the token's cookie, and the `beforeunload` prompt while the
-    plan is unreleased. The snippet changes only when the flag does, so it runs again then."""
+    """The token in the URL, and script in the page itself: the token's cookie, and the
+    `beforeunload` prompt while the plan is unreleased. The snippet changes only when the flag does, so it runs again then."""
+    if st.query_params.get(TOKEN_PARAM) != ws.token:  # a page switch clears the URL's query
+        st.query_params[TOKEN_PARAM] = ws.token
     flag = json.dumps(unreleased(ws))
     token = json.dumps(ws.token)  # a URL-safe token: letters, digits, '-' and '_'
     st.html(
