@@ -133,7 +133,8 @@ def unreleased(ws: Workspace) -> bool:
 
 def browser_guard(ws: Workspace) -> None:
     """The token in the URL, and script in the page itself: the token's cookie, and the
-    `beforeunload` prompt while the plan is unreleased. The snippet changes only when the flag does, so it runs again then."""
+    `beforeunload` prompt while the plan is unreleased. The snippet changes only when the
+    flag does, so it runs again then."""
     if st.query_params.get(TOKEN_PARAM) != ws.token:  # a page switch clears the URL's query
         st.query_params[TOKEN_PARAM] = ws.token
     flag = json.dumps(unreleased(ws))
