@@ -55,6 +55,9 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
         frame,
         key="budget_table_" + "".join("1" if locked else "0" for locked in frame["locked"]),
         hide_index=True,
+        # columns the accountant leaves empty (ε and δ per table under zCDP, ρ under pure)
+        # are not shown, so the whole table fits a 1400 px window
+        column_order=[c for c in frame.columns if not frame[c].isna().all()],
         disabled=[c for c in frame.columns if c != "locked"],
         column_config={
             f"MoE per cell ({confidence})": _MOE,
