@@ -16,6 +16,7 @@ animation frame), so it includes the browser's round trip to the server and back
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import sys
@@ -97,9 +98,8 @@ def uploads(page: Page, data: Path, runs: int) -> list[float]:
         name = data.with_name(f"persons_{run}.csv")
         name.write_bytes(data.read_bytes())  # a new file each time, so it is parsed again
         chooser = page.locator(file_input("data_upload"))
-        times.append(
-            timed(page, lambda: chooser.set_input_files(str(name)), TEXT, f"Loaded {name.name}")
-        )
+        choose = functools.partial(chooser.set_input_files, str(name))
+        times.append(timed(page, choose, TEXT, f"Loaded {name.name}"))
         wait_idle(page)
     return times
 
