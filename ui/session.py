@@ -139,7 +139,7 @@ def browser_guard(ws: Workspace) -> None:
         st.query_params[TOKEN_PARAM] = ws.token
     flag = json.dumps(unreleased(ws))
     token = json.dumps(ws.token)  # a URL-safe token: letters, digits, '-' and '_'
-    st.html(
+    st.sidebar.html(
         "<script>"
         f"document.cookie = '{COOKIE}=' + {token} + '; path=/; max-age={COOKIE_DAYS * 86400}; "
         "SameSite=Strict';"

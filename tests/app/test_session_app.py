@@ -313,3 +313,16 @@ def test_leaving_with_an_unreleased_plan_asks_first():
     app = with_tables(declare_small_csv(upload_small_csv(app)))
     guard = [h.proto.body for h in app.get("html") if "beforeunload" in h.proto.body]
     assert "dpreleaseUnreleased = true" in guard[0]
+
+
+def test_every_page_opens_without_data():
+    app = with_tables(declare_small_csv(upload_small_csv(open_app())))
+    go(app, "pages/data.py")
+    app.button(key="no_data").click().run()
+    assert workspace(app).upload is None and workspace(app).plan["tables"]  # the plan stays
+    for page in ["tables", "budget", "preview", "release", "local_dp", "risk", "data"]:
+        go(app, f"pages/{page}.py")  # no exception on any page
+        if page in ("preview", "release", "risk"):
+            assert any(NO_DATA in i.value for i in app.info), page
+        if page in ("tables", "budget"):
+            assert not app.error, (page, [e.value for e in app.error])
