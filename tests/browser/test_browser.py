@@ -17,11 +17,9 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import (
-    CHROMIUM_FLAGS,
     ROOT,
     chromium_path,
     file_input,
-    streamlit_server,
     wait_idle,
 )
 
@@ -35,21 +33,6 @@ SURVEY = "sex,age,region\n" + "".join(
     f"{'F' if i % 3 else 'M'},{(i * 7) % 90},{['north', 'south', 'east'][i % 3]}\n"
     for i in range(300)
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    ledger = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
-    with streamlit_server(ledger) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
 
 
 def reload_as_new_session(page) -> None:

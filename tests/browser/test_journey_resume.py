@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.browser import CHROMIUM_FLAGS, chromium_path, file_input, streamlit_server, wait_idle
+from helpers.browser import chromium_path, file_input, wait_idle
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = [
@@ -29,21 +29,6 @@ def coded_file(rows: int = 600) -> str:
     for i in range(rows):
         lines.append(f"{STATES[i % 3]},{1 + i % 2},{'N' if i % 5 == 0 else 1 + i % 3}")
     return "\n".join(lines) + "\n"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    ledger = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
-    with streamlit_server(ledger) as url:  # the plan store sits beside the ledger
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
 
 
 def go(page, title: str) -> None:
