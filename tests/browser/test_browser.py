@@ -18,8 +18,12 @@ import pytest
 
 from helpers.browser import (
     ROOT,
+    choose_kind,
     chromium_path,
+    column_expander,
+    create_release,
     file_input,
+    go,
     wait_idle,
 )
 
@@ -50,25 +54,9 @@ def open_page(browser, url: str):
     return page
 
 
-def go(page, title: str) -> None:
-    page.locator('[data-testid="stSidebarNav"]').get_by_text(title).click()
-    page.get_by_role("heading", name=title).wait_for()
-    wait_idle(page)
-
-
-def column(page, name: str):
-    return page.locator('[data-testid="stExpander"]').filter(has_text=f"{name} —")
-
-
 def declare(page, name: str, kind: str, fill: str) -> None:
-    column(page, name).get_by_text(f"{name} —").click()
-    wait_idle(page)
-    select = column(page, name).locator('[data-testid="stSelectbox"] input').first
-    select.click()
-    select.fill(kind)
-    select.press("Enter")
-    wait_idle(page)
-    box = column(page, name)
+    choose_kind(page, name, kind)
+    box = column_expander(page, name)
     if kind == "categorical":
         box.locator("textarea").first.fill(fill)
         box.get_by_role("button", name="Apply domain").click()
@@ -129,14 +117,7 @@ def test_whole_journey_from_upload_to_downloaded_release(server, browser, tmp_pa
     shoot(page, "4-preview")
 
     go(page, "5 · Release")
-    page.get_by_text("I understand that this spends").click()
-    wait_idle(page)
-    page.get_by_role("button", name="Create release").click()
-    page.get_by_text("Release made and charged once").wait_for(timeout=120_000)
-    wait_idle(page)
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download the release (zip)").click()
-    archive = zipfile.ZipFile(io.BytesIO(Path(download.value.path()).read_bytes()))
+    archive = zipfile.ZipFile(io.BytesIO(create_release(page)))
     names = set(archive.namelist())
     assert {"metadata.json", "report.html", "tables/sex.csv", "measurements/age.csv"} <= names
     metadata = json.loads(archive.read("metadata.json"))
