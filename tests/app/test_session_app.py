@@ -326,3 +326,13 @@ def test_every_page_opens_without_data():
             assert any(NO_DATA in i.value for i in app.info), page
         if page in ("tables", "budget"):
             assert not app.error, (page, [e.value for e in app.error])
+
+
+def test_quick_add_columns_are_kept_between_visits():
+    app = go(declare_small_csv(upload_small_csv(open_app())), "pages/tables.py")
+    assert app.multiselect(key="quick_columns").value == ["sex", "region", "age"]
+    app.multiselect(key="quick_columns").set_value(["region"])
+    submit(app, "quick_add_form")
+    go(app, "pages/budget.py")
+    go(app, "pages/tables.py")
+    assert app.multiselect(key="quick_columns").value == ["region"]
