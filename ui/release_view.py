@@ -78,9 +78,8 @@ def session_releases(ws: Workspace) -> None:
     for number, result in reversed(list(enumerate(ws.releases, 1))):
         cost = f"ε = {result.epsilon:.4g}" + (f", δ = {result.delta:.3g}" if result.delta else "")
         text, button = st.columns([3, 1])
-        text.markdown(
-            f"**Release {number}** — {result.created} UTC, {cost}, {md(result.data_name)}"
-        )
+        when = result.created.replace("T", " ").removesuffix("+00:00")  # the ledger's UTC time
+        text.markdown(f"**Release {number}** — {when} UTC, {cost}, {md(result.data_name)}")
         button.download_button(
             f"Download release {number} (zip)",
             result.zip_bytes,
