@@ -47,10 +47,10 @@ def start_session(ws: Workspace, store: PlanStore | None = None) -> None:
         return
     store = store or PlanStore()
     token = _browser_token()
-    if token is not None:
-        ws.token = token
-        kept = store.load(token)
-        if kept is not None and kept.plan != ws.plan:
+    kept = store.load(token) if token is not None else None
+    if token is not None and kept is not None:  # an unknown token is never adopted: a link
+        ws.token = token  # cannot make this browser save its plan where a stranger looks
+        if kept.plan != ws.plan:
             ws.memo.resume = kept
     ws.memo.saved_plan = plan_key(ws) if ws.memo.resume is None else ""
 
