@@ -10,6 +10,7 @@ from dprelease.accounting.allocation import Allocation
 from dprelease.data.count import count, load_data
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
+from dprelease.limits import EPSILON_CAP_LIMIT
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import DATASET_NAME_RULE
 from dprelease.release.publish import Account, charged_release
@@ -111,7 +112,7 @@ cap_col, set_col = st.columns([2, 1])
 cap = cap_col.number_input(
     "Lifetime cap on ε for this data set (0 = no cap)",
     min_value=0.0,
-    max_value=1000.0,
+    max_value=EPSILON_CAP_LIMIT,  # what the ledger accepts
     value=float(balance.cap_epsilon or 0.0),
     step=0.5,
     key="cap_input",
