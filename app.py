@@ -1,11 +1,14 @@
-"""dprelease dashboard: page config, the navigation over `pages/`, and the budget meter.
+"""dprelease dashboard: page config, the navigation over `pages/`, the budget meter, and the
+session's plan kept on the server (offered back after a reload, see `ui/session.py`).
 
 Run with `streamlit run app.py`. It opens on the bundled sample data and plan.
 """
 
 import streamlit as st
 
+from ui.session import browser_guard, keep_plan, resume_offer, start_session
 from ui.sidebar import budget_meter
+from ui.state import workspace
 
 st.set_page_config(page_title="dprelease", page_icon=":material/lock:", layout="wide")
 
@@ -18,6 +21,13 @@ PAGES = [
     st.Page("pages/local_dp.py", title="Local DP", icon=":material/groups:"),
     st.Page("pages/risk.py", title="Risk (confidential)", icon=":material/policy:"),
 ]
+ws = workspace()
+start_session(ws)
 page = st.navigation(PAGES)
+resume_offer(ws)
 budget_meter()
-page.run()
+browser_guard(ws)
+try:
+    page.run()
+finally:  # also after a page's st.stop() or st.rerun(): the plan is kept as it now is
+    keep_plan(ws)

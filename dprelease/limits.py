@@ -35,6 +35,10 @@ EPSILON_LIMIT = 100.0
 """The largest total ε (and a table's locked ε) a plan or the dashboard accepts: beyond it a
 "guarantee" says nothing (e^100 is the likelihood ratio it allows)."""
 
+EPSILON_CAP_LIMIT = 1000.0
+"""The largest lifetime ε cap of a data set in the ledger (the CLI's `--cap`, `ledger cap`, the
+Release page's box): ten releases at the largest ε a plan allows."""
+
 RHO_LIMIT = 50.0
 """The largest total ρ (and a table's locked ρ) under zCDP: ρ = 50 is ε ≈ 116 at δ = 1e-10."""
 

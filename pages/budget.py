@@ -16,9 +16,9 @@ from dprelease.errors import DPReleaseError
 from dprelease.plan.parse import parse_plan
 from ui import charts
 from ui.budget_inputs import budget_inputs
-from ui.budget_table import budget_table, measurement_rows
+from ui.budget_table import NUMBER_FORMATS, budget_table, measurement_rows
 from ui.epsilon_risk import epsilon_risk
-from ui.markdown import md
+from ui.markdown import md, md_lines
 from ui.state import current_allocation, plan_key, workspace
 from ui.statistics_view import show_statistics_budget
 
@@ -34,7 +34,7 @@ st.write(
 budget_inputs(ws)
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))
 if plan is None or allocation is None:
     st.stop()
 
@@ -97,6 +97,7 @@ with accountant_tab:
         [{"accountant": b.accountant, "ε": b.epsilon, "δ": b.delta, "how": b.note} for b in bounds],
         key="accountant_table",
         hide_index=True,
+        column_config=NUMBER_FORMATS,  # δ as 1.11e-09, as in the budget table
     )
     if total.rho is not None:
         deltas = np.geomspace(1e-15, 1e-3, 40).tolist()
@@ -125,7 +126,12 @@ with scenario_tab:
                 st.warning(f"Scenario '{md(name)}' no longer allocates: {md(error)}")
         allocations["current"] = allocation
         comparison = compare_scenarios(allocations)
-        st.dataframe(comparison, key="scenario_table", hide_index=True)
+        st.dataframe(
+            comparison,
+            key="scenario_table",
+            hide_index=True,  # one number format for every scenario, whatever its accountant
+            column_config={n: st.column_config.NumberColumn(format="%.4g") for n in allocations},
+        )
         st.plotly_chart(charts.scenarios(comparison, list(allocations)), key="scenario_chart")
         pick_col, load_col, drop_col = st.columns([2, 1, 1])
         picked = pick_col.selectbox("Scenario", list(ws.scenarios), key="scenario_pick")

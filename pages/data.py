@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import streamlit as st
 
 from dprelease.data.coverage import domain_coverage
@@ -18,7 +19,8 @@ from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
 from dprelease.plan.table_spec import Unit
 from dprelease.plan.yaml_text import plan_yaml
 from ui.column_editor import column_editor
-from ui.markdown import md, md_frame
+from ui.markdown import md, md_error, md_frame
+from ui.plan_without_data import column_names, no_data_section, plan_with_data_name
 from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace
 
 ws = workspace()
@@ -31,59 +33,83 @@ st.write(
 )
 
 # --- the data set ---------------------------------------------------------------------------
+upload_key = (
+    "data_upload" if ws.memo.uploader_version == 0 else f"data_upload_{ws.memo.uploader_version}"
+)
 left, right = st.columns([3, 1])
 with left:
     uploaded = st.file_uploader(
         "Upload a data file (CSV, Parquet or Excel)",
         type=["csv", "tsv", "txt", "parquet", "xlsx"],
-        key="data_upload",
+        key=upload_key,  # a new key after a refused file empties the uploader
         help="Checked against the upload limit before it is read. It stays in this browser "
-        "session only.",
+        "session only, never on the server's disk.",
     )
     st.caption(
         "Larger data (over the 200 MB upload limit, up to a national census): make the plan "
         "here without data, save it, and count where the data live with "
-        "`python -m dprelease release plan.yaml --data DATA --engine duckdb` (or "
+        "`dprelease release plan.yaml --data DATA --engine duckdb` (or "
         "`--engine spark --spark-master URL` on a cluster). This page never reads a path "
         "typed into it."
     )
 with right:
     st.write("")
-    if st.button("Use the bundled sample", key="use_sample", disabled=ws.upload.is_sample):
-        reset_to_sample()
+    sample_loaded = ws.upload is not None and ws.upload.is_sample
+    if st.button("Use the bundled sample", key="use_sample", disabled=sample_loaded):
+        reset_to_sample(ws)
+        st.rerun()
+    if st.button(
+        "Plan without data",
+        key="no_data",
+        disabled=ws.upload is None,
+        help="Declare columns by name or from a codebook CSV, weigh the budget and save the "
+        "plan; release later where the data live.",
+    ):
+        if ws.upload is not None and ws.upload.is_sample and ws.plan == sample_plan_dict():
+            ws.plan = empty_plan()
+        ws.set_data(None)
         st.rerun()
 
 if uploaded is not None and ws.memo.upload_id != uploaded.file_id:
     ws.memo.upload_id = uploaded.file_id
     data = uploaded.getvalue()
     try:
-        table = read_data(data, filename=uploaded.name)
+        read = read_data(data, filename=uploaded.name)
     except DPReleaseError as error:
-        st.error(f"{md(error)} The previous data set is still loaded.")
+        kept = "The previous data set is still loaded." if ws.upload else "No data are loaded."
+        ws.memo.upload_error = md_error(error, kept)
+        ws.memo.uploader_version += 1  # the refused file leaves the uploader
+        st.rerun()
     else:
-        ws.upload = Upload.of(uploaded.name, data)
-        ws.table = table
-        ws.preview = None
-        ws.new_attempt()
+        from_sample = ws.upload is not None and ws.upload.is_sample
+        ws.set_data(Upload.of(uploaded.name, data), read)
         untouched_sample = ws.plan == sample_plan_dict()
-        if untouched_sample or not set(ws.plan.get("columns", {})) & set(table.column_names):
+        unrelated = not set(ws.plan.get("columns", {})) & set(read.column_names)
+        if untouched_sample or (from_sample and unrelated):
             ws.plan = empty_plan()  # a new data set starts from a clean plan
-        ws.memo.flash = f"Loaded {md(uploaded.name)}: {table.num_columns} columns."
+        ws.memo.flash = f"Loaded {md(uploaded.name)}: {read.num_columns} columns."
         st.rerun()  # so the budget meter in the sidebar shows the new data set
 
+if ws.memo.upload_error is not None:
+    st.error(ws.memo.upload_error)
+    ws.memo.upload_error = None
 if ws.memo.flash is not None:
     st.success(ws.memo.flash)
     ws.memo.flash = None
-try:
-    table = parsed_table(ws)
-except DPReleaseError as error:
-    st.error(md(error))
-    st.stop()
 
-source = "the bundled synthetic sample" if ws.upload.is_sample else "your upload"
-st.caption(f"Data: **{md(ws.upload.name)}** ({source}), {table.num_columns} columns.")
-with st.expander("First rows — confidential, shown to you only", expanded=False):
-    st.table(md_frame(table.slice(0, 10).to_pandas()))  # static: nothing to download
+table: pa.Table | None = None  # the parsed upload; None for a plan without data
+if ws.upload is not None:
+    try:
+        table = parsed_table(ws)
+    except DPReleaseError as error:
+        st.error(md(error))
+        st.stop()
+    source = "the bundled synthetic sample" if ws.upload.is_sample else "your upload"
+    st.caption(f"Data: **{md(ws.upload.name)}** ({source}), {table.num_columns} columns.")
+    with st.expander("First rows — confidential, shown to you only", expanded=False):
+        st.table(md_frame(table.slice(0, 10).to_pandas()))  # static: nothing to download
+else:
+    no_data_section(ws)
 
 # --- the plan file --------------------------------------------------------------------------
 st.subheader("Plan file")
@@ -102,12 +128,13 @@ if plan_file is not None and ws.memo.plan_id != plan_file.file_id:
     except UnicodeDecodeError:
         st.error("The plan file is not UTF-8 text; save it as UTF-8. Your plan is unchanged.")
     except DPReleaseError as error:
-        st.error(f"{md(error)} Your plan is unchanged.")
+        st.error(md_error(error, "Your plan is unchanged."))
     else:
-        loaded.pop("data", None)
+        loaded.pop("data", None)  # the data are whatever this page holds
         ws.plan = loaded
-        st.success(f"Loaded the plan from {md(plan_file.name)}.")
-plan_now = ws.plan  # written out only when a button is clicked, not on every run
+        ws.memo.flash = f"Loaded the plan from {md(plan_file.name)}."
+        st.rerun()  # so the sidebar shows the loaded plan's figures at once
+plan_now = plan_with_data_name(ws)  # written out only when a button is clicked
 yaml_col.download_button(
     "Save plan (YAML)",
     lambda: plan_yaml(plan_now),
@@ -137,7 +164,7 @@ if by_id.startswith("each row"):
     if unit.get("kind") != "row":
         ws.plan = set_unit(ws.plan, None)
 else:
-    names = table.column_names
+    names = table.column_names if table is not None else column_names(ws)
     current = unit.get("column")
     id_col, cap_col = st.columns(2)
     column = id_col.selectbox(
@@ -156,15 +183,17 @@ else:
 # --- columns --------------------------------------------------------------------------------
 st.subheader("Columns and their public domains")
 declared = ws.plan.get("columns", {})
-try:
-    coverage = domain_coverage(table, ws.plan)
-except DPReleaseError as error:
-    coverage = {}
-    st.warning(f"Coverage is not shown until the declarations are valid: {md(error)}")
-for name in [*table.column_names, *[n for n in declared if n not in table.column_names]]:
+coverage = {}
+if table is not None:
+    try:
+        coverage = domain_coverage(table, ws.plan)
+    except DPReleaseError as error:
+        st.warning(md_error(error, "Coverage is not shown until the declarations are valid."))
+present = table.column_names if table is not None else column_names(ws)
+for name in [*present, *[n for n in declared if n not in present]]:
     column_editor(ws, table, name, coverage.get(name))
 
-extra = [n for n in declared if n not in table.column_names]
+extra = [n for n in declared if n not in present]
 if extra:
     st.warning(
         f"The plan declares columns that are not in the data: {', '.join(map(md, extra))}. "

@@ -19,7 +19,7 @@ from dprelease.ldp import (
 )
 from ui.ldp_charts import respondents_for_target, simulation_bars
 from ui.ldp_charts import variance_against_epsilon as variance_chart
-from ui.state import current_plan, parsed_table, workspace
+from ui.state import current_plan, parsed_table, require_upload, workspace
 
 NO_MODE_BAR = {"displayModeBar": False}  # no "download as PNG" of confidential charts
 ws = workspace()
@@ -157,7 +157,7 @@ if st.button("Simulate", key="ldp_simulate", type="primary"):
     try:
         encoded = encode_column(parsed_table(ws), sim_column, columns[sim_column])
         st.session_state["ldp_simulation"] = (
-            ws.upload.sha256,
+            require_upload(ws).sha256,
             simulate(encoded, sim_protocol, float(epsilon)),
             columns[sim_column].display_labels,  # "label (code)" for the chart
         )
@@ -167,7 +167,7 @@ if len(attributes) >= 2 and st.button("Simulate both schemes", key="ldp_simulate
     try:
         encoded_columns = [encode_column(parsed_table(ws), a, columns[a]) for a in attributes]
         st.session_state["ldp_schemes"] = (
-            ws.upload.sha256,
+            require_upload(ws).sha256,
             attributes,
             simulate_schemes(encoded_columns, sim_protocol, float(epsilon)),
         )
@@ -175,7 +175,7 @@ if len(attributes) >= 2 and st.button("Simulate both schemes", key="ldp_simulate
         st.error(str(error))
 
 kept = st.session_state.get("ldp_simulation")
-if kept is not None and kept[0] == ws.upload.sha256:
+if kept is not None and ws.upload is not None and kept[0] == ws.upload.sha256:
     result = kept[1]
     st.caption(
         f"{result.protocol} at ε = {result.epsilon:g} on {result.n:,} rows "
@@ -198,7 +198,7 @@ if kept is not None and kept[0] == ws.upload.sha256:
         simulation_bars(result, kept[2]), key="ldp_simulation_chart", config=NO_MODE_BAR
     )
 schemes_kept = st.session_state.get("ldp_schemes")
-if schemes_kept is not None and schemes_kept[0] == ws.upload.sha256:
+if schemes_kept is not None and ws.upload is not None and schemes_kept[0] == ws.upload.sha256:
     _, names, rmse = schemes_kept
     st.table(
         [

@@ -13,9 +13,9 @@ from dprelease.plan.model import Postprocess
 from dprelease.release.draw import draw_preview
 from dprelease.release.metrics import error_metrics
 from dprelease.release.statistics import upload_inputs
-from ui.markdown import md
+from ui.markdown import md, md_lines
 from ui.preview_charts import table_chart
-from ui.state import current_allocation, workspace
+from ui.state import current_allocation, require_upload, workspace
 from ui.statistics_view import show_preview_statistics
 
 PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
@@ -75,9 +75,11 @@ if any(written.get(k) != v for k, v in wanted.items()):
 
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))
 if plan is None or allocation is None:
     st.stop()
+
+upload = require_upload(ws)  # a plan without data: say where to release it, and stop
 
 # --- advice that needs the true row count: it stays here, never on a public page -----------
 rows = ws.table.num_rows if ws.table is not None else 0
@@ -94,7 +96,7 @@ if rows and size_advice:
 if st.button("Draw a preview", key="draw_preview", type="primary"):
     try:
         with st.spinner("Counting and adding preview noise…"):
-            counts, statistics = upload_inputs(ws.upload.data, plan, ws.upload.name)
+            counts, statistics = upload_inputs(upload.data, plan, upload.name)
             ws.preview = draw_preview(
                 plan,
                 counts,

@@ -6,13 +6,25 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dprelease.accounting.allocation import Allocation
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
+from dprelease.limits import EPSILON_CAP_LIMIT
+from dprelease.plan.model import Plan
 from dprelease.plan.parse import DATASET_NAME_RULE
-from dprelease.release.publish import charged_release
+from dprelease.release.publish import Account, charged_release
 from dprelease.release.statistics import upload_inputs
-from ui.markdown import md
-from ui.state import ReleaseResult, current_allocation, ledger, ledger_account, workspace
+from ui.markdown import md, md_error, md_lines
+from ui.release_view import coverage_gate, session_releases, show_postprocess
+from ui.state import (
+    ReleaseResult,
+    current_allocation,
+    ledger,
+    ledger_account,
+    plan_key,
+    require_upload,
+    workspace,
+)
 from ui.suggest_view import suggest_tables
 
 
@@ -32,13 +44,14 @@ ws = workspace()
 st.title("5 · Release")
 plan, allocation, problem = current_allocation(ws)
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))
 if plan is None or allocation is None:
+    session_releases(ws)
     st.stop()
 
 book = ledger()
 total = allocation.total
-cost = f"ε = {total.epsilon:.4g}" + (f", δ = {total.delta:.1e}" if total.delta else "")
+cost = f"ε = {total.epsilon:.4g}" + (f", δ = {total.delta:.3g}" if total.delta else "")
 st.markdown(
     f"**{len(allocation.tables)} tables**, {sum(t.cells for t in allocation.tables):,} cells, "
     + (f"**{len(allocation.statistics)} statistics**, " if allocation.statistics else "")
@@ -46,7 +59,10 @@ st.markdown(
     + f"{allocation.accounting} accounting, {allocation.allocation} allocation: this release "
     f"costs **{cost}** of the data set's lifetime budget."
 )
-
+show_postprocess(plan)
+if ws.upload is None:
+    session_releases(ws)
+upload = require_upload(ws)  # a plan without data: say where to release it, and stop
 # --- the ledger -----------------------------------------------------------------------------
 st.subheader("Budget ledger for this data set")
 st.text_input(
@@ -100,7 +116,7 @@ cap_col, set_col = st.columns([2, 1])
 cap = cap_col.number_input(
     "Lifetime cap on ε for this data set (0 = no cap)",
     min_value=0.0,
-    max_value=1000.0,
+    max_value=EPSILON_CAP_LIMIT,  # what the ledger accepts
     value=float(balance.cap_epsilon or 0.0),
     step=0.5,
     key="cap_input",
@@ -119,6 +135,59 @@ st.markdown(
 
 # --- the release ----------------------------------------------------------------------------
 st.subheader("Create the release")
+
+
+def _create(plan: Plan, allocation: Allocation, account: Account) -> None:
+    bar = st.progress(0.0, text="Starting…")
+
+    def show_progress(fraction: float, text: str) -> None:
+        bar.progress(fraction, text=text)
+
+    try:
+        show_progress(0.1, "Reading and encoding the data…")
+        counts, statistics = upload_inputs(upload.data, plan, upload.name)
+        show_progress(0.4, "Counting every table…")
+        published = charged_release(
+            plan,
+            allocation,
+            counts,
+            account,
+            release_id=ws.attempt_id,
+            label=f"{len(allocation.tables)} tables, {len(allocation.statistics)} "
+            f"statistics from {upload.name}",
+            progress=show_progress,
+            statistics_source=statistics,
+        )
+    except AlreadyChargedError:
+        st.info("This release was already made and charged; it was not drawn again.")
+    except DPReleaseError as error:
+        st.error(md_error(error, "Nothing was charged."))
+    else:
+        ws.add_release(
+            ReleaseResult(
+                release_id=ws.attempt_id,
+                zip_bytes=published.zip_bytes,
+                report_html=published.report_html,
+                epsilon=published.entry.epsilon,
+                delta=published.entry.delta,
+                created=published.entry.created,
+                plan_key=plan_key(ws),
+                data_name=upload.name,
+            )
+        )
+        st.rerun()
+
+
+def _ask_another() -> None:
+    ws.memo.confirm_another = True
+
+
+def _another(confirmed: bool) -> None:
+    ws.memo.confirm_another = False
+    if confirmed:
+        ws.new_attempt()
+
+
 result = ws.release
 if result is None:
     try:  # ε and δ against the account's caps (δ: 1e-3 unless one is set)
@@ -126,63 +195,42 @@ if result is None:
         fits = True
     except DPReleaseError as error:
         fits = False
-        st.error(f"{error} Lower the budget on the Budget page, or raise the cap.")
+        st.error(f"{md_error(error)} Lower the budget on the Budget page, or raise the cap.")
+    covered = coverage_gate(ws)
     sure = st.checkbox(
         f"I understand that this spends {cost} from this data set, once and for good.",
         key=f"confirm_{ws.attempt_id}",
     )
     if st.button(
-        "Create release", key="create_release", type="primary", disabled=not (sure and fits)
+        "Create release",
+        key="create_release",
+        type="primary",
+        disabled=not (sure and fits and covered),
     ):
-        bar = st.progress(0.0, text="Starting…")
-
-        def show_progress(fraction: float, text: str) -> None:
-            bar.progress(fraction, text=text)
-
-        try:
-            show_progress(0.1, "Reading and encoding the data…")
-            counts, statistics = upload_inputs(ws.upload.data, plan, ws.upload.name)
-            show_progress(0.4, "Counting every table…")
-            published = charged_release(
-                plan,
-                allocation,
-                counts,
-                account,
-                release_id=ws.attempt_id,
-                label=f"{len(allocation.tables)} tables, {len(allocation.statistics)} "
-                f"statistics from {ws.upload.name}",
-                progress=show_progress,
-                statistics_source=statistics,
-            )
-        except AlreadyChargedError:
-            st.info("This release was already made and charged; it was not drawn again.")
-        except DPReleaseError as error:
-            st.error(f"{md(error)} Nothing was charged.")
-        else:
-            ws.release = ReleaseResult(
-                release_id=ws.attempt_id,
-                zip_bytes=published.zip_bytes,
-                report_html=published.report_html,
-                epsilon=published.entry.epsilon,
-                delta=published.entry.delta,
-            )
-            st.rerun()
-    st.stop()
-
-st.success(
-    f"Release made and charged once (ε = {result.epsilon:.4g}). Download it below; the report "
-    "follows."
-)
-st.download_button(
-    "Download the release (zip)",
-    result.zip_bytes,
-    file_name="dprelease-release.zip",
-    mime="application/zip",
-    key="download_release",
-    type="primary",
-)
-if st.button("Prepare another release", key="new_release"):
-    ws.new_attempt()
-    st.rerun()
-with st.expander("The report (also in the zip as report.html)", expanded=True):
-    st.html(result.report_html)
+        _create(plan, allocation, account)
+else:
+    st.success(
+        f"Release made and charged once (ε = {result.epsilon:.4g}). Download it below; the "
+        "report follows."
+    )
+    st.download_button(
+        "Download the release (zip)",
+        result.zip_bytes,
+        file_name="dprelease-release.zip",
+        mime="application/zip",
+        key="download_release",
+        type="primary",
+    )
+    if not ws.memo.confirm_another:
+        st.button("Prepare another release", key="new_release", on_click=_ask_another)
+    else:
+        st.warning(
+            "Prepare another release? It spends budget again when you create it. This one "
+            "stays downloadable in the list of this session's releases below."
+        )
+        yes, no = st.columns([1, 3])
+        yes.button("Yes, prepare another", key="new_release_yes", on_click=_another, args=(True,))
+        no.button("Cancel", key="new_release_no", on_click=_another, args=(False,))
+    with st.expander("The report (also in the zip as report.html)", expanded=True):
+        st.html(result.report_html)
+session_releases(ws)

@@ -16,7 +16,7 @@ from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.measures import measure_risk
 from dprelease.risk.reconstruct import reconstruction_attack
 from ui.risk_view import class_size_chart, reconstruction_table
-from ui.state import current_plan, parsed_table, workspace
+from ui.state import current_plan, parsed_table, require_upload, workspace
 
 ws = workspace()
 st.title("Risk")
@@ -174,7 +174,8 @@ if st.button("Run the attack", key="risk_attack", type="primary"):
         bar.progress(min(share, 1.0), text)
 
     try:
-        encoded = load_data(ws.upload.data, plan, filename=ws.upload.name)
+        upload = require_upload(ws)
+        encoded = load_data(upload.data, plan, filename=upload.name)
         result = reconstruction_attack(
             plan,
             encoded,

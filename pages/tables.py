@@ -14,7 +14,7 @@ from dprelease.plan.size import table_cells
 from dprelease.plan.statistic_edit import KINDS as STAT_KINDS
 from dprelease.plan.statistic_edit import add_statistic
 from dprelease.plan.table_spec import TableSpec
-from ui.markdown import md
+from ui.markdown import md_error, md_lines
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits, stat_text
 
@@ -47,21 +47,23 @@ with st.form("add_table_form", clear_on_submit=True):
         try:
             _change(add_table(ws.plan, by, name.strip() or None))
         except DPReleaseError as error:
-            st.error(f"{md(error)} The plan is unchanged.")
+            st.error(md_error(error, "The plan is unchanged."))
 
 with st.form("quick_add_form"):
     st.markdown("**Quick add**")
+    kept = [c for c in ws.memo.quick_columns if c in columns]  # the last choice, between visits
     chosen = st.multiselect(
-        "Columns", columns, default=columns[: min(4, len(columns))], key="quick_columns"
+        "Columns", columns, default=kept or columns[: min(4, len(columns))], key="quick_columns"
     )
     one, two = st.columns(2)
     every_one = one.form_submit_button("Every 1-way table of these")
     every_two = two.form_submit_button("Every 2-way table of these")
     if every_one or every_two:
+        ws.memo.quick_columns = list(chosen)
         try:
             _change(add_every_k_way(ws.plan, chosen, 1 if every_one else 2))
         except DPReleaseError as error:
-            st.error(f"{md(error)} The plan is unchanged.")
+            st.error(md_error(error, "The plan is unchanged."))
 
 with st.form("add_statistic_form", clear_on_submit=True):  # issue 16
     st.markdown("**Add a statistic** (a median, quantiles, a sum or a mean in each cell)")
@@ -86,7 +88,7 @@ with st.form("add_statistic_form", clear_on_submit=True):  # issue 16
                 )
             )
         except DPReleaseError as error:
-            st.error(f"{md(error)} The plan is unchanged.")
+            st.error(md_error(error, "The plan is unchanged."))
 
 tables = ws.plan.get("tables", [])
 if not tables:
@@ -137,6 +139,6 @@ if st.button("Apply changes", key="apply_tables", type="primary"):
         rows = [{str(k): v for k, v in row.items()} for row in edited.to_dict("records")]
         _change(apply_table_edits(ws.plan, rows, lock_unit))
     except DPReleaseError as error:
-        st.error(f"{md(error)} The plan is unchanged.")
+        st.error(md_error(error, "The plan is unchanged."))
 if problem:
-    st.error(md(problem))
+    st.error(md_lines(problem))

@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from dprelease.errors import PlanError
-from dprelease.limits import EPSILON_LIMIT
+from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.edit import set_budget
 from dprelease.plan.model import Budget, default_of
 from dprelease.plan.table_spec import check_delta
@@ -44,6 +44,14 @@ def _set(ws: Workspace, **changes: object) -> None:
 
 def _refuse(ws: Workspace, message: str) -> None:
     ws.memo.budget_error = message
+
+
+def _synced(key: str, value: object) -> None:
+    """Show the plan's value in widget `key`: written into Session State before the widget is
+    drawn, and the widget gets no `value=` (both at once make Streamlit warn). A refused entry
+    thus goes back to the plan's value, and a loaded plan shows at once."""
+    if st.session_state.get(key) != value:
+        st.session_state[key] = value
 
 
 def _number(text: str) -> float | None:
@@ -126,43 +134,44 @@ def budget_inputs(ws: Workspace) -> None:
 
         def on_rho() -> None:
             value = _number(st.session_state["rho_box"])
-            if value is None or value <= 0:
-                _refuse(ws, "ρ must be a number greater than 0, e.g. 0.01.")
+            if value is None or not 0 < value <= RHO_LIMIT:
+                _refuse(
+                    ws,
+                    f"ρ must be a number above 0 and at most {RHO_LIMIT:g} (e.g. 0.01); "
+                    "it is unchanged.",
+                )
             else:
                 _set(ws, rho=value, epsilon=None)
 
-        row[1].text_input("ρ (exact)", value=f"{rho:g}", key="rho_box", on_change=on_rho)
+        _synced("rho_box", f"{rho:g}")
+        row[1].text_input("ρ (exact)", key="rho_box", on_change=on_rho)
     else:
         current = float(epsilon or 1.0)
 
         def on_slider() -> None:
-            value = st.session_state["epsilon_slider"]
-            st.session_state["epsilon_box"] = f"{value:g}"
-            _set(ws, epsilon=value)
+            _set(ws, epsilon=st.session_state["epsilon_slider"])
 
         def on_box() -> None:
             value = _number(st.session_state["epsilon_box"])
-            if value is None or value <= 0:
-                _refuse(ws, "ε must be a number greater than 0 (e.g. 1); it is unchanged.")
-            elif value > EPSILON_LIMIT:
+            if value is None or not 0 < value <= EPSILON_LIMIT:
                 _refuse(
                     ws,
-                    f"ε above {EPSILON_LIMIT:g} gives no meaningful privacy; "
-                    f"enter at most {EPSILON_LIMIT:g}.",
+                    f"ε must be a number greater than 0 and at most {EPSILON_LIMIT:g} (e.g. 1; "
+                    "beyond it a guarantee means nothing); it is unchanged.",
                 )
             else:
                 _set(ws, epsilon=value)
-                st.session_state["epsilon_slider"] = value  # keep the slider in step
 
+        _synced("epsilon_slider", current)
+        _synced("epsilon_box", f"{current:g}")
         row[0].select_slider(
             "Total ε (log scale)",
             options=_slider_options(current),
-            value=current,
             key="epsilon_slider",
             on_change=on_slider,
             format_func=lambda v: f"{v:g}",
         )
-        row[1].text_input("ε (exact)", value=f"{current:g}", key="epsilon_box", on_change=on_box)
+        row[1].text_input("ε (exact)", key="epsilon_box", on_change=on_box)
     if accounting != "pure":
 
         def on_delta() -> None:
@@ -174,9 +183,9 @@ def budget_inputs(ws: Workspace) -> None:
             else:
                 _set(ws, delta=value)
 
+        _synced("delta_box", f"{budget.get('delta', 1e-10):.3g}")  # 1.11e-09, not 0.000000001
         row[2].text_input(
             "δ",
-            value=f"{budget.get('delta', 1e-10):g}",
             key="delta_box",
             on_change=on_delta,
             help="The chance the guarantee fails outright; keep it far below 1 / rows.",

@@ -54,19 +54,39 @@ def measurement_rows(allocation: Allocation) -> pd.DataFrame:
     )
 
 
+# One format per column whatever the accountant: δ as 1.11e-09 (not 0.000000001), margins of
+# error with one decimal under every mechanism (a discrete Gaussian's is a whole number, a
+# discrete Laplace's is not), narrow numeric columns so the grid fits 1400 px.
+_MOE = st.column_config.NumberColumn(format="%.1f", width="small")
+NUMBER_FORMATS = {
+    "cells": st.column_config.NumberColumn(format="%d", width="small"),
+    "ε": st.column_config.NumberColumn(format="%.4g", width="small"),
+    "δ": st.column_config.NumberColumn(format="%.3g", width="small"),
+    "ρ": st.column_config.NumberColumn(format="%.4g", width="small"),
+    "noise std": st.column_config.NumberColumn(format="%.3g", width="small"),
+    "MoE whole table": _MOE,
+}
+
+
 def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
     frame = budget_rows(allocation)
+    confidence = f"{allocation.confidence:.0%}"
     edited = st.data_editor(
         frame,
         key="budget_table_" + "".join("1" if locked else "0" for locked in frame["locked"]),
         hide_index=True,
+        # columns the accountant leaves empty (ε and δ per table under zCDP, ρ under pure)
+        # are not shown, so the whole table fits a 1400 px window
+        column_order=[c for c in frame.columns if not frame[c].isna().all()],
         # under strategy auto a published table has no budget of its own to lock
         disabled=[c for c in frame.columns if c != "locked" or allocation.derived],
         column_config={
+            f"MoE per cell ({confidence})": _MOE,
             "locked": st.column_config.CheckboxColumn(
-                help="Lock a table at its current budget; the others share the rest."
+                help="Lock a table at its current budget; the others share the rest.",
+                width="small",
             ),
-            "noise std": st.column_config.NumberColumn(format="%.3g"),
+            **NUMBER_FORMATS,
         },
         width="stretch",
     )

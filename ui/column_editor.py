@@ -27,7 +27,7 @@ from dprelease.plan.edit import (
     set_numeric,
 )
 from dprelease.plan.statistic_edit import discover_of, set_discovered
-from ui.markdown import md
+from ui.markdown import md, md_error
 from ui.state import Workspace
 
 KINDS = ("ignore", "categorical", "numeric")
@@ -73,7 +73,10 @@ def _coverage_line(report: ColumnReport | None) -> str | None:
     return "Confidential coverage: " + "; ".join(parts) + "."
 
 
-def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnReport | None) -> None:
+def column_editor(
+    ws: Workspace, table: pa.Table | None, name: str, report: ColumnReport | None
+) -> None:
+    """One column's editor; `table` is None for a plan without data (no fill from data)."""
     declaration = ws.plan.get("columns", {}).get(name)
     version = _version(declaration)
     editing = ws.memo.editing_column == name
@@ -104,7 +107,7 @@ def column_editor(ws: Workspace, table: pa.Table, name: str, report: ColumnRepor
             _numeric_form(ws, name, declaration if current == kind else None, version)
         if kind == "categorical":  # the safe choice, offered before filling from the data
             _discover_form(ws, name, discover_of(declaration), version)
-        if name in table.column_names:
+        if table is not None and name in table.column_names:
             _fill_from_data(ws, table, name, kind, version)
 
 
@@ -217,7 +220,7 @@ def _categorical_form(
         )
         check_column(new_plan, name)
     except DPReleaseError as error:
-        st.error(f"{md(error)} Nothing was changed.")
+        st.error(md_error(error, "Nothing was changed."))
         return
     _apply(ws, new_plan, name)
 
@@ -279,7 +282,7 @@ def _numeric_form(
         new_plan = set_numeric(ws.plan, name, new_bins, from_data=from_data)
         check_column(new_plan, name)
     except DPReleaseError as error:
-        st.error(f"{md(error)} Nothing was changed.")
+        st.error(md_error(error, "Nothing was changed."))
         return
     _apply(ws, new_plan, name)
 
@@ -304,6 +307,6 @@ def _fill_from_data(ws: Workspace, table: pa.Table, name: str, kind: str, versio
             values = float_values(table.column(name), name)
             new_plan = set_numeric(ws.plan, name, bins_from_data(values, name), from_data=True)
     except DPReleaseError as error:
-        st.error(f"{md(error)} Nothing was changed.")
+        st.error(md_error(error, "Nothing was changed."))
         return
     _apply(ws, new_plan, name)

@@ -10,8 +10,11 @@ user-supplied string into Markdown goes through it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import pandas as pd
+
+from dprelease.errors import DPReleaseError
 
 # What starts Markdown or Streamlit syntax anywhere in a line: links and images ([ ] !),
 # autolinks and HTML (< > &), emphasis and code (* _ ~ `), tables (|), math ($), directives
@@ -40,3 +43,22 @@ def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.map(lambda value: value if value is None or value != value else md(value))
     out.columns = [md(name) for name in frame.columns]
     return out
+
+
+def md_problems(problems: Sequence[str], then: str = "") -> str:
+    """Every problem as literal Markdown: one line, or a list (never "and N more"), followed
+    by `then` (e.g. "Nothing was changed.")."""
+    if len(problems) == 1:
+        return f"{md(problems[0])} {then}".strip()
+    lines = "\n".join(f"- {md(problem)}" for problem in problems)
+    return f"{len(problems)} problems. {then}".strip() + "\n\n" + lines
+
+
+def md_error(error: DPReleaseError, then: str = "") -> str:
+    """A refusal with every problem it found."""
+    return md_problems(error.problems if len(error.problems) > 1 else [str(error)], then)
+
+
+def md_lines(text: str, then: str = "") -> str:
+    """Problems given one per line (`ui.state.current_plan`'s message)."""
+    return md_problems(text.splitlines() or [text], then)

@@ -1,4 +1,5 @@
-"""The budget meter in the sidebar of every page: total, allocated, spent, left."""
+"""The sidebar of every page: the budget meter (total, allocated, spent, left) and the rows
+the plan's tables leave out of the data (confidential, for the data holder's screen only)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from ui.markdown import md
-from ui.state import current_allocation, ledger, ledger_account, workspace
+from ui.state import (
+    Workspace,
+    coverage,
+    current_allocation,
+    ledger,
+    ledger_account,
+    workspace,
+)
 
 
 def _fmt(value: float | None) -> str:
@@ -18,10 +26,23 @@ def budget_meter() -> None:
     _, allocation, _ = current_allocation(ws)
     with st.sidebar:
         st.markdown("### Privacy budget")
-        source = "bundled sample" if ws.upload.is_sample else "your upload"
-        st.caption(f"Data: **{md(ws.upload.name)}** ({source})")
+        if ws.upload is None:
+            st.caption("Data: **none yet** (a plan without data)")
+        else:
+            source = "bundled sample" if ws.upload.is_sample else "your upload"
+            st.caption(f"Data: **{md(ws.upload.name)}** ({source})")
         total = ws.plan.get("budget", {}).get("epsilon")  # shown even while the plan is unfinished
         allocated = allocation.total.epsilon if allocation is not None else None
+        first, second = st.columns(2)
+        first.metric("Total ε (plan)", _fmt(total), help="The budget the plan asks for.")
+        second.metric(
+            "Allocated ε", _fmt(allocated), help="What the tables compose to under the accountant."
+        )
+        if ws.memo.store_error:
+            st.warning(md(ws.memo.store_error))
+        if ws.upload is None:
+            return
+        _coverage_line(ws)
         try:
             book = ledger()
             account = ledger_account(ws, book)
@@ -31,10 +52,6 @@ def budget_meter() -> None:
             return
         left = balance.left_epsilon
         first, second = st.columns(2)
-        first.metric("Total ε (plan)", _fmt(total), help="The budget the plan asks for.")
-        second.metric(
-            "Allocated ε", _fmt(allocated), help="What the tables compose to under the accountant."
-        )
         first.metric(
             "Spent ε",
             _fmt(balance.spent_epsilon),
@@ -50,3 +67,19 @@ def budget_meter() -> None:
                 min(1.0, balance.spent_epsilon / balance.cap_epsilon),
                 text=f"{balance.spent_epsilon:.3g} of the lifetime cap {balance.cap_epsilon:.3g}",
             )
+
+
+def _coverage_line(ws: Workspace) -> None:
+    """Rows left out of any table: confidential, shown to the data holder only."""
+    figures = coverage(ws)
+    if figures is None:
+        return
+    text = (
+        f"Rows left out of some table: **{figures.rows_left_out:,}** of {figures.rows:,} "
+        f"({figures.share_left_out:.1%}; confidential, yours only)"
+    )
+    if figures.needs_confirmation():
+        names = ", ".join(md(c.name) for c in figures.columns)
+        st.warning(f"{text}. Columns: {names}. Check their domains on the Data page.")
+    else:
+        st.caption(text)

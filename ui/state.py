@@ -2,8 +2,10 @@
 
 Private data (the uploaded bytes, the parsed table, previews with true counts) lives here and
 nowhere else: never in `st.cache_data` (shared by every user of the server), never in a
-module-level variable. The plan is kept as the plan file's mapping, so a half-finished plan
-survives every rerun and every error, and saving it gives the CLI's format.
+module-level variable, never on disk. The plan is kept as the plan file's mapping, so a
+half-finished plan survives every rerun and every error, and saving it gives the CLI's format;
+the plan alone (public) is also kept on the server under this browser's token
+(`ui/plan_store.py`, see `ui/session.py`), so that it survives a reload or a restart.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import streamlit as st
 
 from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.accounting.tradeoffs import MoeCurve
+from dprelease.data.coverage import PlanCoverage, plan_coverage
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
@@ -33,6 +36,7 @@ from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
 from dprelease.stats.suggest import Suggestion
+from ui.plan_store import StoredPlan, new_token
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -57,13 +61,17 @@ class Upload:
 
 @dataclass(frozen=True)
 class ReleaseResult:
-    """A finished release: the zip the user downloads and the report shown in the page."""
+    """A finished release: the zip the user downloads and the report shown in the page,
+    kept for the whole session (the user paid for it)."""
 
     release_id: str
     zip_bytes: bytes = field(repr=False)
     report_html: str = field(repr=False)
     epsilon: float | None = None
     delta: float | None = None
+    created: str = ""  # UTC time, for the list of the session's releases
+    plan_key: str = ""  # the plan's exact text, so the page knows whether it was released
+    data_name: str = ""
 
 
 _Checked = tuple[Plan | None, Allocation | None, str | None]
@@ -83,24 +91,49 @@ class Memo:
     plan_id: str | None = None  # Data page: the last plan file handled
     flash: str | None = None  # Data page: a success message shown once after a rerun
     risk_attack: dict[str, Any] | None = None  # Risk page: the last reconstruction attack
+    coverage: tuple[str, str, PlanCoverage] | None = None  # `coverage`: (SHA, plan, figures)
+    resume: StoredPlan | None = None  # `ui/session.py`: a kept plan offered back, until answered
+    saved_plan: str | None = None  # `ui/session.py`: the plan text last kept on the server
+    store_error: str | None = None  # `ui/session.py`: why the plan could not be kept
+    confirm_another: bool = False  # Release page: "Prepare another" asked for confirmation
+    upload_error: str | None = None  # Data page: why the last file was refused, shown once
+    uploader_version: int = 0  # Data page: raised to empty the uploader after a refusal
+    typed_columns: list[str] = field(default_factory=list)  # Data page: names typed, no data
+    quick_columns: list[str] = field(default_factory=list)  # Tables page: the quick-add choice
+    wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
 
 
 @dataclass
 class Workspace:
     plan: PlanDict
-    upload: Upload
+    upload: Upload | None  # None: a plan without data (a codebook, or a plan resumed)
     table: pa.Table | None = field(default=None, repr=False)  # CONFIDENTIAL parsed upload
     preview: Preview | None = field(default=None, repr=False)  # CONFIDENTIAL
-    release: ReleaseResult | None = None
     suggestion: Suggestion | None = None  # the sparse vector's charged answer (issue 16)
+    release: ReleaseResult | None = None  # the release of the current attempt, once made
+    releases: list[ReleaseResult] = field(default_factory=list)  # every release this session
     attempt_id: str = field(default_factory=lambda: secrets.token_hex(16))
     scenarios: dict[str, PlanDict] = field(default_factory=dict)
+    token: str = field(default_factory=new_token)  # finds this browser's kept plan
     memo: Memo = field(default_factory=Memo)
 
     def new_attempt(self) -> None:
-        """A fresh id for the next release; the ledger charges each id at most once."""
+        """A fresh id for the next release; the ledger charges each id at most once. The
+        releases made so far stay in `releases`, downloadable until the session ends."""
         self.attempt_id = secrets.token_hex(16)
         self.release = None
+
+    def add_release(self, result: ReleaseResult) -> None:
+        self.release = result
+        self.releases.append(result)
+
+    def set_data(self, upload: Upload | None, table: pa.Table | None = None) -> None:
+        """Another data set (None: none): nothing derived from the old one is kept."""
+        self.upload = upload
+        self.table = table
+        self.preview = None
+        self.memo.coverage = None
+        self.new_attempt()
 
 
 @functools.cache
@@ -118,29 +151,65 @@ def sample_plan_dict() -> PlanDict:
     return plan
 
 
-def _sample_workspace() -> Workspace:
-    plan = sample_plan_dict()
-    upload = Upload.of(SAMPLE_DATA.name, SAMPLE_DATA.read_bytes(), is_sample=True)
-    return Workspace(plan=plan, upload=upload)
+def sample_upload() -> Upload:
+    return Upload.of(SAMPLE_DATA.name, SAMPLE_DATA.read_bytes(), is_sample=True)
 
 
 def workspace() -> Workspace:
-    """This session's workspace, opened on the bundled sample the first time."""
+    """This session's workspace, opened on the bundled sample the first time (a plan kept
+    for this browser is then offered back, see `ui/session.py`)."""
     if _KEY not in st.session_state:
-        st.session_state[_KEY] = _sample_workspace()
+        st.session_state[_KEY] = Workspace(plan=sample_plan_dict(), upload=sample_upload())
     ws: Workspace = st.session_state[_KEY]
     return ws
 
 
-def reset_to_sample() -> None:
-    st.session_state[_KEY] = _sample_workspace()
+def reset_to_sample(ws: Workspace) -> None:
+    """The bundled sample and its plan; the releases of the session stay downloadable."""
+    ws.plan = sample_plan_dict()
+    ws.set_data(sample_upload())
+
+
+NO_DATA = (
+    "No data are loaded: this plan was made without them. Upload the data on the Data page, "
+    "or release where the data live with "
+    "`dprelease release PLAN.yaml --data DATA --engine auto|arrow|duckdb|spark` "
+    "(save the plan on the Data page)."
+)
+
+
+def require_upload(ws: Workspace) -> Upload:
+    """The data set, or (a plan without data) say how to get one and stop the page."""
+    if ws.upload is None:
+        st.info(NO_DATA)
+        st.stop()
+    return ws.upload
 
 
 def parsed_table(ws: Workspace) -> pa.Table:
     """The upload parsed once per session (all columns as text) for the Data page."""
+    upload = require_upload(ws)
     if ws.table is None:
-        ws.table = read_data(ws.upload.data, filename=ws.upload.name)
+        ws.table = read_data(upload.data, filename=upload.name)
     return ws.table
+
+
+def coverage(ws: Workspace) -> PlanCoverage | None:
+    """CONFIDENTIAL: rows the plan's tables leave out of this upload, or None (no data, or no
+    valid plan), remembered for the upload and the plan's exact text."""
+    plan, _ = current_plan(ws)
+    if ws.upload is None or plan is None or not plan.tables:
+        return None
+    key = (ws.upload.sha256, plan_key(ws))
+    remembered = ws.memo.coverage
+    if remembered is not None and remembered[:2] == key:
+        return remembered[2]
+    try:
+        figures = plan_coverage(parsed_table(ws), plan)
+    except DPReleaseError:
+        return None
+    ws.memo.coverage = (*key, figures)
+    return figures
 
 
 def plan_key(ws: Workspace) -> str:
@@ -149,7 +218,7 @@ def plan_key(ws: Workspace) -> str:
 
 
 def current_plan(ws: Workspace) -> tuple[Plan | None, str | None]:
-    """The workspace's plan, or the one-line-per-problem message of why it is not valid."""
+    """The workspace's plan, or every problem of why it is not valid, one per line."""
     plan, _, problem = _checked(ws)
     if plan is None:
         return None, problem
@@ -176,13 +245,18 @@ def _parse_and_allocate(plan_dict: PlanDict) -> _Checked:
     try:
         plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
     except DPReleaseError as error:
-        return None, None, str(error)
+        return None, None, every_problem(error)
     if not plan.tables:
         return plan, None, "The plan has no tables yet: add some on the Tables page."
     try:
         return plan, allocate(plan), None
     except DPReleaseError as error:
         return plan, None, str(error)
+
+
+def every_problem(error: DPReleaseError) -> str:
+    """All of an error's problems, one per line (not "and N more"; show with `md_lines`)."""
+    return "\n".join(error.problems) if len(error.problems) > 1 else str(error)
 
 
 def ledger() -> Ledger:
@@ -193,9 +267,10 @@ def ledger() -> Ledger:
 def records_key(ws: Workspace) -> str:
     """The ledger key of the upload's records (fingerprint of the parsed records), computed
     once per upload and kept in this session only."""
+    upload = require_upload(ws)
     remembered = ws.memo.records_key
-    if remembered is None or remembered[0] != ws.upload.sha256:
-        remembered = (ws.upload.sha256, fingerprint_table(parsed_table(ws)).key())
+    if remembered is None or remembered[0] != upload.sha256:
+        remembered = (upload.sha256, fingerprint_table(parsed_table(ws)).key())
         ws.memo.records_key = remembered
     return remembered[1]
 
@@ -204,4 +279,5 @@ def ledger_account(ws: Workspace, book: Ledger) -> Account:
     """Where a release of this upload is charged: its records, the plan's `dataset:` name,
     and the upload's SHA-256 (the key of a ledger written before accounts existed)."""
     name = ws.plan.get("dataset")
-    return Account(book, records_key(ws), name if isinstance(name, str) else None, ws.upload.sha256)
+    upload = require_upload(ws)
+    return Account(book, records_key(ws), name if isinstance(name, str) else None, upload.sha256)

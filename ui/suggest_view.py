@@ -15,6 +15,9 @@ from ui.state import Workspace
 
 
 def suggest_tables(ws: Workspace, plan: Plan, book: Ledger, account: Account) -> None:
+    upload = ws.upload
+    if upload is None:  # a plan without data: nothing to ask
+        return
     with st.expander("Which detailed tables are worth their budget? (sparse vector, charged)"):
         st.write(
             "Asks, privately, which of the chosen tables have a cell above a threshold T: "
@@ -37,9 +40,7 @@ def suggest_tables(ws: Workspace, plan: Plan, book: Ledger, account: Account) ->
         if asked:
             try:
                 candidates = candidates_plan(plan, names)
-                counts = count(
-                    load_data(ws.upload.data, candidates, filename=ws.upload.name), candidates
-                )
+                counts = count(load_data(upload.data, candidates, filename=upload.name), candidates)
                 question = Question(tuple(names), int(threshold), float(epsilon), int(positives))
                 ws.suggestion = charged_suggestion(
                     candidates,

@@ -6,13 +6,18 @@ exists, so it encodes every declared column present in the data on its own (no u
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from dprelease.data.count import encode_columns
 from dprelease.data.report import ColumnReport
+from dprelease.errors import quote
+from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_schema
+from dprelease.plan.schema import MISSING_CODE
 
 
 def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnReport]:
@@ -24,3 +29,51 @@ def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnRe
         return {}
     _, reports = encode_columns(table, parse_schema(columns), present)
     return {report.name: report for report in reports}
+
+
+@dataclass(frozen=True)
+class PlanCoverage:
+    """CONFIDENTIAL (for the data holder's screen only, never exported): rows the plan's tables
+    lose. `rows_left_out` counts rows left out of at least one table (a value outside the
+    domain, or missing, in a column some table uses, with no `other` label); `columns` has
+    the per-column figures of the used columns that lose rows."""
+
+    rows: int
+    rows_left_out: int
+    columns: tuple[ColumnReport, ...]
+
+    @property
+    def share_left_out(self) -> float:
+        return self.rows_left_out / self.rows if self.rows else 0.0
+
+    def needs_confirmation(self) -> bool:
+        """Whether a release must be confirmed explicitly: more than GATE_SHARE of the rows
+        are left out of some table."""
+        return self.share_left_out > GATE_SHARE
+
+    def summary(self) -> str:
+        """One line naming the columns and their counts (confidential)."""
+        parts = [f"{quote(c.name)}: {c.rows_left_out:,}" for c in self.columns]
+        return (
+            f"{self.rows_left_out:,} of {self.rows:,} rows ({self.share_left_out:.1%}) are left "
+            f"out of at least one table; rows outside the domain, per column: {', '.join(parts)}"
+        )
+
+
+GATE_SHARE = 0.01
+"""Above this share of the rows left out of some table, a release asks for confirmation."""
+
+
+def plan_coverage(table: pa.Table, plan: Plan) -> PlanCoverage:
+    """How many rows of `table` the plan's tables leave out, before any unit cap, over the
+    columns the tables use that the data have (a missing column is the release's own error)."""
+    present = [name for name in plan.used_columns if name in table.column_names]
+    codes, reports = encode_columns(table, plan.schema, present)
+    lost = np.zeros(table.num_rows, dtype=bool)
+    for name in present:
+        lost |= codes[name] == MISSING_CODE
+    return PlanCoverage(
+        rows=table.num_rows,
+        rows_left_out=int(np.count_nonzero(lost)),
+        columns=tuple(r for r in reports if r.rows_left_out),
+    )

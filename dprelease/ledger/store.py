@@ -62,7 +62,7 @@ from dprelease.ledger.values import (
     cost,
     shortfall,
 )
-from dprelease.limits import DELTA_LIMIT
+from dprelease.limits import DELTA_LIMIT, EPSILON_CAP_LIMIT
 
 __all__ = ["Account", "AlreadyChargedError", "Balance", "Ledger", "LedgerEntry"]  # re-exported
 DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to finish
@@ -282,8 +282,13 @@ class Ledger:
 
         A cap below what is already spent is allowed and leaves nothing to release.
         """
-        if epsilon is not None and not (math.isfinite(epsilon) and epsilon >= 0):
-            raise BudgetError(f"The ε cap must be a finite number ≥ 0, got {epsilon!r}.")
+        if epsilon is not None and not (
+            math.isfinite(epsilon) and 0 <= epsilon <= EPSILON_CAP_LIMIT
+        ):
+            raise BudgetError(
+                f"The ε cap must be a finite number from 0 to {EPSILON_CAP_LIMIT:g}, "
+                f"got {epsilon!r}."
+            )
         if delta is not _KEEP and delta is not None and not 0 <= delta <= DELTA_LIMIT:
             raise BudgetError(
                 f"The δ cap must lie between 0 and {DELTA_LIMIT:g}, got {delta!r}: δ is the "

@@ -39,6 +39,12 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def name_codes(codes: Sequence[str], shown: int = 20) -> str:
+    """Codes for a message: the first `shown` quoted, then how many more."""
+    text = ", ".join(quote(c) for c in codes[:shown])
+    return text + (f" and {len(codes) - shown} more" if len(codes) > shown else "")
+
+
 @dataclass(frozen=True)
 class CategoricalColumn:
     """A column whose released cells are the values of a public list, in list order.
@@ -278,29 +284,45 @@ class Schema:
                     )
 
     def _check_hierarchy(self) -> None:
+        """Every parent exists and is categorical, every child code maps to a code of the
+        parent's domain, and every parent code has at least one child code (a parent code no
+        child maps to, e.g. a typo '6' for '06', would make the children not add up to the
+        parent). All problems are reported at once, with the codes named."""
         by_name = {c.name: c for c in self.columns}
+        problems: list[str] = []
         for column in self.columns:
             if not isinstance(column, CategoricalColumn) or column.parent is None:
                 continue
             parent = by_name.get(column.parent)
             if parent is None:
-                raise PlanError(
+                problems.append(
                     f"Column {quote(column.name)} has parent {quote(column.parent)}, which the "
                     f"plan does not define (defined: {', '.join(by_name)})."
                 )
+                continue
             if not isinstance(parent, CategoricalColumn):
-                raise PlanError(
+                problems.append(
                     f"Column {quote(column.name)}: parent {quote(parent.name)} must be categorical."
                 )
-            allowed = set(parent.labels)
+                continue
             assert column.parent_map is not None  # checked by the column itself
-            unknown = sorted({p for p in column.parent_map.values() if p not in allowed})
+            mapped = set(column.parent_map.values())
+            unknown = sorted(mapped - set(parent.labels))
             if unknown:
-                shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-                raise PlanError(
-                    f"Column {quote(column.name)}: parent_map names parent values not in the "
-                    f"domain of {quote(parent.name)} ({shown})."
+                problems.append(
+                    f"Column {quote(column.name)}: parent_map names parent codes not in the "
+                    f"domain of {quote(parent.name)} ({name_codes(unknown)}); add them to "
+                    f"{quote(parent.name)}'s domain or correct the map."
                 )
+            childless = [label for label in parent.labels if label not in mapped]
+            if childless:
+                problems.append(
+                    f"Column {quote(parent.name)} has codes that no code of its child "
+                    f"{quote(column.name)} maps to ({name_codes(childless)}); a typo such as "
+                    f"'6' for '06'? Correct the domain of {quote(parent.name)} or the parent_map."
+                )
+        if problems:
+            raise PlanError.from_problems(problems)
         for column in self.columns:
             chain = [column.name]
             current: Column | None = column

@@ -182,7 +182,14 @@ def _one_line_error(app, piece: str) -> None:
     assert not app.exception, app.exception
     errors = _errors(app)
     assert len(errors) == 1, errors
-    assert "\n" not in errors[0].strip() and "Traceback" not in errors[0], errors[0]
+    assert "Traceback" not in errors[0] and "run `validate`" not in errors[0], errors[0]
+    head, _, listed = errors[0].strip().partition("\n\n")
+    if listed:  # several problems: a count, then every problem as one list item of one line
+        problems = listed.split("\n")
+        assert head.startswith(f"{len(problems)} problems."), errors[0]
+        assert all(p.startswith("- ") for p in problems), errors[0]
+    else:
+        assert "\n" not in head, errors[0]
     assert piece in errors[0], errors[0]
 
 

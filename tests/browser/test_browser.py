@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import (
-    CHROMIUM_FLAGS,
     ROOT,
+    choose_kind,
     chromium_path,
+    column_expander,
     create_and_download_release,
     file_input,
     go,
-    streamlit_server,
     wait_idle,
 )
 
@@ -35,21 +35,6 @@ SURVEY = "sex,age,region\n" + "".join(
     f"{'F' if i % 3 else 'M'},{(i * 7) % 90},{['north', 'south', 'east'][i % 3]}\n"
     for i in range(300)
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    ledger = tmp_path_factory.mktemp("ledger") / "ledger.sqlite"
-    with streamlit_server(ledger) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
 
 
 def reload_as_new_session(page) -> None:
@@ -67,19 +52,9 @@ def open_page(browser, url: str):
     return page
 
 
-def column(page, name: str):
-    return page.locator('[data-testid="stExpander"]').filter(has_text=f"{name} —")
-
-
 def declare(page, name: str, kind: str, fill: str) -> None:
-    column(page, name).get_by_text(f"{name} —").click()
-    wait_idle(page)
-    select = column(page, name).locator('[data-testid="stSelectbox"] input').first
-    select.click()
-    select.fill(kind)
-    select.press("Enter")
-    wait_idle(page)
-    box = column(page, name)
+    choose_kind(page, name, kind)
+    box = column_expander(page, name)
     if kind == "categorical":
         box.locator("textarea").first.fill(fill)
         box.get_by_role("button", name="Apply domain").click()

@@ -108,19 +108,45 @@ def wait_idle(page, timeout: float = 60_000) -> None:
 
 
 def go(page, title: str) -> None:
-    """Open a page from the sidebar and wait until it has run."""
+    """Switch page with the sidebar's navigation and wait for the page to be drawn."""
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title).click()
     page.get_by_role("heading", name=title).wait_for()
     wait_idle(page)
 
 
 def create_and_download_release(page) -> zipfile.ZipFile:
-    """On the Release page: confirm, create, and download the zip."""
+    """On the Release page: confirm, create, and download the zip (opened)."""
+    return zipfile.ZipFile(io.BytesIO(create_release(page)))
+
+
+def column_expander(page, name: str):
+    """The Data page's expander of column `name`."""
+    return page.locator('[data-testid="stExpander"]').filter(has_text=f"{name} —")
+
+
+def choose_kind(page, name: str, kind: str) -> None:
+    """Open column `name` on the Data page and set its kind (categorical, numeric, ignore)."""
+    column_expander(page, name).get_by_text(f"{name} —").click()
+    wait_idle(page)
+    select = column_expander(page, name).locator('[data-testid="stSelectbox"] input').first
+    select.click()
+    select.fill(kind)
+    select.press("Enter")
+    wait_idle(page)
+
+
+def create_release(page) -> bytes:
+    """On the Release page: confirm, create, and download the zip; returns its bytes."""
     page.get_by_text("I understand that this spends").click()
     wait_idle(page)
     page.get_by_role("button", name="Create release").click()
     page.get_by_text("Release made and charged once").wait_for(timeout=120_000)
     wait_idle(page)
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download the release (zip)").click()
-    return zipfile.ZipFile(io.BytesIO(Path(download.value.path()).read_bytes()))
+    return download(page, "Download the release (zip)")
+
+
+def download(page, button: str) -> bytes:
+    """Click the download button with this label; returns the file's bytes."""
+    with page.expect_download() as started:
+        page.get_by_role("button", name=button).click()
+    return Path(started.value.path()).read_bytes()

@@ -392,6 +392,9 @@ def test_bad_caps_and_keys_are_refused(tmp_path):
     ledger = Ledger(tmp_path / "l.sqlite")
     with pytest.raises(BudgetError, match="ε cap must be a finite number"):
         ledger.set_cap(KEY, float("inf"))
+    with pytest.raises(BudgetError, match="from 0 to 1000"):  # the Release page's box: the same
+        ledger.set_cap(KEY, 1000.5)
+    ledger.set_cap(KEY, 1000.0)
     with pytest.raises(BudgetError, match=r"δ cap must lie between 0 and 0\.001"):
         ledger.set_cap(KEY, 1.0, -1e-9)
     with pytest.raises(InternalError, match="64-hex-digit key"):

@@ -7,6 +7,7 @@ import pytest
 
 from dprelease.errors import PlanError
 from dprelease.plan.parse import dumps_plan, load_plan, loads_plan, parse_plan, save_plan
+from helpers.cli import run
 from helpers.plans import plan_dict
 
 
@@ -114,6 +115,48 @@ def test_hierarchy_checks():
     raw["columns"]["county"]["parent_map"] = {"01001": "01", "02001": "02"}
     raw["columns"]["state"].update(parent="county", parent_map={"01": "01001", "02": "02001"})
     assert any("cycle" in p for p in problems_of(raw))
+
+
+def test_a_parent_code_no_child_maps_to_is_refused_with_the_codes_named():
+    """Issue 13: a typo '6' for '06' in the parent's domain silently broke the hierarchy."""
+    raw = plan_dict()
+    raw["columns"]["state"] = {"kind": "categorical", "domain": ["01", "6", "06"]}
+    raw["columns"]["county"] = {
+        "kind": "categorical",
+        "domain": ["01001", "06001", "06003"],
+        "parent": "state",
+        "parent_map": {"01001": "01", "06001": "06", "06003": "06"},
+    }
+    problems = problems_of(raw)
+    assert problems == [
+        "Column 'state' has codes that no code of its child 'county' maps to ('6'); a typo "
+        "such as '6' for '06'? Correct the domain of 'state' or the parent_map."
+    ]
+    # the child side at the same time: both problems, every code named
+    raw["columns"]["county"]["parent_map"] = {"01001": "1", "06001": "06", "06003": "6"}
+    problems = problems_of(raw)
+    assert len(problems) == 2
+    assert "parent codes not in the domain of 'state' ('1')" in problems[0]
+    assert "no code of its child 'county' maps to ('01')" in problems[1]
+    raw["columns"]["state"]["domain"] = ["01", "06"]
+    raw["columns"]["county"]["parent_map"] = {"01001": "01", "06001": "06", "06003": "06"}
+    assert parse_plan(raw).schema["state"].labels == ("01", "06")
+
+
+def test_a_broken_hierarchy_is_refused_by_the_cli(tmp_path):
+    raw = plan_dict()
+    raw["columns"]["state"] = {"kind": "categorical", "domain": ["01", "6", "06"]}
+    raw["columns"]["county"] = {
+        "kind": "categorical",
+        "domain": ["01001", "06001"],
+        "parent": "state",
+        "parent_map": {"01001": "01", "06001": "06"},
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(raw))
+    result = run("plan", str(path))
+    assert result.returncode == 2
+    assert "no code of its child 'county' maps to ('6')" in result.stderr
 
 
 def test_syntax_errors_name_the_line(tmp_path):

@@ -1,0 +1,146 @@
+"""Benchmark of the dashboard as a user feels it (not a test): a real `streamlit run app.py`
+server and Debian's Chromium (Playwright). Prints medians of several runs:
+
+- page switch: a click in the sidebar until the new page's heading is on screen;
+- budget what-if: ε typed into the Budget page's exact box (Enter) until the page shows the
+  new total (the table set is known, no data are read);
+- upload: a 27,000-row census-style file (codes with leading zeros, 'N' values) chosen in the
+  uploader until the page says it was loaded and parsed.
+
+Each time runs from Playwright's call to the condition seen in the page (polled every
+animation frame), so it includes the browser's round trip to the server and back.
+
+    python bench/bench_dashboard.py [--runs 7] [--rows 27000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+from helpers.browser import (  # noqa: E402
+    CHROMIUM_FLAGS,
+    chromium_path,
+    file_input,
+    streamlit_server,
+    wait_idle,
+)
+
+PAGES = ["2 · Tables", "3 · Budget", "4 · Preview", "5 · Release", "1 · Data"]
+
+
+def census_csv(rows: int, path: Path) -> Path:
+    """Synthetic persons with census codes (no real data): STATE, PUMA, SEX, AGEP, RAC1P, ESR."""
+    pick = random.Random(2026)
+    states = [f"{s:02d}" for s in range(1, 57)]
+    lines = ["STATE,PUMA,SEX,AGEP,RAC1P,ESR,HINCP"]
+    for _ in range(rows):
+        esr = "N" if pick.random() < 0.2 else str(pick.randint(1, 6))
+        lines.append(
+            f"{pick.choice(states)},{pick.randint(100, 3200):05d},{pick.randint(1, 2)},"
+            f"{pick.randint(0, 95)},{pick.randint(1, 9)},{esr},{pick.randint(0, 250_000)}"
+        )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def timed(page: Page, action: Callable[[], None], condition: str, arg: object = None) -> float:
+    """Seconds from `action` until the JavaScript `condition(arg)` holds in the page."""
+    start = time.perf_counter()
+    action()
+    page.wait_for_function(condition, arg=arg, polling="raf", timeout=120_000)
+    return time.perf_counter() - start
+
+
+HEADING = "(title) => [...document.querySelectorAll('h1')].some(h => h.innerText.trim() === title)"
+TEXT = "(text) => document.body.innerText.includes(text)"
+
+
+def page_switches(page: Page, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        for title in PAGES:
+            link = page.locator('[data-testid="stSidebarNav"]').get_by_text(title)
+            times.append(timed(page, link.click, HEADING, title))
+            wait_idle(page)
+    return times
+
+
+def what_ifs(page: Page, runs: int) -> list[float]:
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("3 · Budget").click()
+    page.get_by_role("heading", name="3 · Budget").wait_for()
+    wait_idle(page)
+    box = page.locator('input[aria-label="ε (exact)"]')
+    times = []
+    for run in range(runs):
+        value = f"{1.5 + run / 10:g}"
+        box.fill(value)
+        times.append(timed(page, lambda: box.press("Enter"), TEXT, f"release is ε = {value}"))
+        wait_idle(page)
+    return times
+
+
+def uploads(page: Page, data: Path, runs: int) -> list[float]:
+    times = []
+    for run in range(runs):
+        name = data.with_name(f"persons_{run}.csv")
+        name.write_bytes(data.read_bytes())  # a new file each time, so it is parsed again
+        chooser = page.locator(file_input("data_upload"))
+        choose = functools.partial(chooser.set_input_files, str(name))
+        times.append(timed(page, choose, TEXT, f"Loaded {name.name}"))
+        wait_idle(page)
+    return times
+
+
+def line(what: str, times: list[float], target: float) -> str:
+    median = statistics.median(times)
+    return (
+        f"{what:<34} median {median * 1000:7.0f} ms   min {min(times) * 1000:6.0f}   "
+        f"max {max(times) * 1000:6.0f}   n={len(times)}   target < {target * 1000:.0f} ms "
+        f"({'met' if median < target else 'NOT met'})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--rows", type=int, default=27_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as driver:
+        tmp = Path(folder)
+        data = census_csv(args.rows, tmp / "persons.csv")
+        size = data.stat().st_size
+        with streamlit_server(tmp / "ledger.sqlite") as url:
+            browser = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.set_default_timeout(120_000)
+            page.goto(url)
+            page.get_by_role("heading", name="1 · Data").wait_for()
+            wait_idle(page)
+            switches = page_switches(page, args.runs)
+            budget = what_ifs(page, args.runs)
+            page.locator('[data-testid="stSidebarNav"]').get_by_text("1 · Data").click()
+            page.get_by_role("heading", name="1 · Data").wait_for()
+            wait_idle(page)
+            parsed = uploads(page, data, args.runs)
+            browser.close()
+    print(f"bundled sample (50,000 rows, 10,401 cells); upload {args.rows:,} rows {size:,} B")
+    print(line("page switch (sample plan)", switches, 0.300))
+    print(line("budget what-if (ε box, sample plan)", budget, 0.100))
+    print(line(f"upload + parse ({args.rows:,} rows)", parsed, 2.0))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+"""Issue 13, the session: a plan kept and offered back, plans without data, the coverage gate,
+the releases of a session, one way to refuse. Streamlit's AppTest drives the real app."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+import pytest
+import yaml
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
+from dprelease.plan.yaml_text import plan_yaml
+from helpers.app import (
+    ROOT,
+    SMALL_CSV,
+    declare_small_csv,
+    go,
+    keyed,
+    open_app,
+    submit,
+    upload_small_csv,
+    workspace,
+)
+from ui.plan_without_data import plan_with_data_name
+from ui.state import NO_DATA
+
+# 300 rows; region 'west ' (a trailing space) and '' fall outside the declared domain
+GAPPY_CSV = (
+    "sex,age,region\n"
+    + "".join(
+        f"{'F' if i % 3 else 'M'},{(i * 7) % 90},{['north', 'south', 'west ', ''][i % 4]}\n"
+        for i in range(300)
+    )
+).encode()
+
+
+@pytest.fixture(autouse=True)
+def run_app_py_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run app.py on every AppTest run, as the server does.
+
+    AppTest resets `PagesManager.uses_pages_directory` before each run and, since the repository
+    has a `pages/` folder, re-runs only the page script after the first run (Streamlit's
+    multipage v1 path); the server keeps the flag False once app.py has called st.navigation,
+    so app.py (sidebar, session) runs every time there. These tests are about app.py's part."""
+    original = PagesManager.__init__
+
+    def init(self: PagesManager, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def reopen(token: str) -> AppTest:
+    """A new session of the same browser (a reload, a restart, a reopened tab)."""
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    app.query_params["plan"] = token
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def sidebar_metric(app: AppTest, label: str) -> str:
+    return next(m.value for m in app.metric if m.label == label)
+
+
+def texts(app: AppTest) -> str:
+    parts = [*app.markdown, *app.caption, *app.info, *app.warning, *app.error, *app.success]
+    return "\n".join(str(p.value) for p in parts)
+
+
+def with_tables(app: AppTest) -> AppTest:
+    go(app, "pages/tables.py")
+    app.multiselect(key="quick_columns").set_value(["sex", "region"])
+    return submit(app, "quick_add_form")
+
+
+# --- a plan kept and offered back -------------------------------------------------------------
+
+
+def test_a_reload_offers_the_plan_back_and_asks_for_the_data_again():
+    app = with_tables(declare_small_csv(upload_small_csv(open_app())))
+    token = workspace(app).token
+    assert app.query_params["plan"] == token  # the URL carries the token
+    plan = workspace(app).plan
+
+    again = reopen(token)
+    assert workspace(again).plan != plan  # nothing replaced before the user answers
+    assert "Resume your plan from" in texts(again)
+    assert "made for **survey.csv**" in texts(again)
+    again.button(key="resume_plan").click().run()
+    ws = workspace(again)
+    assert ws.plan == plan
+    assert ws.upload is None  # the data were not kept: asked for again
+    assert "Resume your plan" not in texts(again)
+    assert "made for **survey.csv**" in " ".join(i.value for i in again.info)
+    go(again, "pages/release.py")
+    assert any(NO_DATA in i.value for i in again.info)
+    go(again, "pages/data.py")
+    again.file_uploader(key="data_upload").upload("survey.csv", GAPPY_CSV, "text/csv").run()
+    ws = workspace(again)
+    assert ws.plan == plan and ws.upload is not None  # checked against them, not replaced
+    assert "Rows left out of some table" in " ".join(w.value for w in again.warning)
+
+
+def test_start_afresh_keeps_the_sample_and_a_fresh_visit_offers_nothing():
+    app = go(open_app(), "pages/budget.py")
+    app.text_input(key="epsilon_box").set_value("2").run()
+    token = workspace(app).token
+    again = reopen(token)
+    again.button(key="resume_decline").click().run()
+    assert workspace(again).plan["budget"]["epsilon"] == 1.0
+    assert "Resume your plan" not in texts(again)
+    assert "Resume your plan" not in texts(open_app())  # another browser: another token
+
+
+def test_a_forged_or_unknown_token_offers_nothing():
+    for token in ["../../etc/passwd", "x" * 30]:
+        app = reopen(token)
+        assert "Resume your plan" not in texts(app)
+        assert workspace(app).token != token  # a fresh token, not one a link chose
+
+
+# --- plan without data ------------------------------------------------------------------------
+
+CODEBOOK = b"STATE,label\n01,Alabama\n06,California\n08,Colorado\n"
+PUMA_CODEBOOK = b"PUMA,parent\n00100,01\n00200,06\n00300,08\n"
+
+
+def test_a_plan_is_built_weighed_and_saved_without_data():
+    app = open_app()
+    app.button(key="no_data").click().run()
+    ws = workspace(app)
+    assert ws.upload is None and ws.plan["columns"] == {}
+    app.text_input(key="typed_columns").set_value("SEX, AGEP")
+    submit(app, "typed_columns_form")
+    assert workspace(app).memo.typed_columns == ["SEX", "AGEP"]
+    keyed(app.selectbox, "kind_SEX_").set_value("categorical").run()
+    keyed(app.text_area, "domain_SEX_").set_value("1\n2")
+    submit(app, "cat_form_SEX_")
+    app.file_uploader(key="codebook_only").upload("state.csv", CODEBOOK, "text/csv")
+    submit(app, "codebook_column_form")
+    assert workspace(app).plan["columns"]["STATE"]["domain"] == ["01", "06", "08"]
+    app.file_uploader(key="codebook_only").upload("puma.csv", PUMA_CODEBOOK, "text/csv")
+    app.selectbox(key="codebook_only_parent").set_value("STATE")
+    submit(app, "codebook_column_form")
+    puma = workspace(app).plan["columns"]["PUMA"]
+    assert puma["parent"] == "STATE" and puma["parent_map"]["00200"] == "06"
+    assert not app.error, [e.value for e in app.error]
+
+    go(app, "pages/tables.py")
+    app.multiselect(key="quick_columns").set_value(["SEX", "STATE", "PUMA"])
+    submit(app, "quick_add_form")
+    go(app, "pages/budget.py")
+    assert not app.error, [e.value for e in app.error]
+    assert sidebar_metric(app, "Allocated ε") != "—"
+    for page in ["pages/preview.py", "pages/release.py"]:
+        go(app, page)
+        assert any("dprelease release" in i.value for i in app.info), page
+    go(app, "pages/data.py")
+    saved = yaml.safe_load(_saved_yaml(app))
+    assert "data" not in saved  # no data: no name to give
+    assert set(saved["columns"]) == {"SEX", "STATE", "PUMA"}
+
+
+def _saved_yaml(app: AppTest) -> str:
+    return plan_yaml(plan_with_data_name(workspace(app)))
+
+
+def test_a_saved_plan_names_its_data_file_never_a_path():
+    app = upload_small_csv(open_app())
+    text = _saved_yaml(app)
+    assert yaml.safe_load(text)["data"] == "survey.csv"
+    assert text.splitlines()[1] == "data: survey.csv"
+
+
+def test_a_hierarchy_typo_is_refused_with_the_codes_named():
+    app = open_app()
+    app.button(key="no_data").click().run()
+    app.file_uploader(key="codebook_only").upload("state.csv", CODEBOOK, "text/csv")
+    submit(app, "codebook_column_form")
+    keyed(app.selectbox, "kind_STATE_").run()
+    keyed(app.text_area, "domain_STATE_").set_value("01\n6\n06\n08")  # the typo
+    submit(app, "cat_form_STATE_")
+    app.file_uploader(key="codebook_only").upload("puma.csv", PUMA_CODEBOOK, "text/csv")
+    app.selectbox(key="codebook_only_parent").set_value("STATE")
+    submit(app, "codebook_column_form")
+    errors = [e.value for e in app.error]
+    assert errors and "no code of its child 'PUMA' maps to ('6')" in errors[0].replace("\\", "")
+    assert "PUMA" not in workspace(app).plan["columns"]  # nothing changed
+
+
+# --- coverage as a gate -----------------------------------------------------------------------
+
+
+def test_rows_left_out_show_on_every_page_and_gate_the_release():
+    app = open_app()
+    app.file_uploader(key="data_upload").upload("gappy.csv", GAPPY_CSV, "text/csv").run()
+    app = with_tables(declare_small_csv(app))
+    for page in ["pages/tables.py", "pages/budget.py", "pages/preview.py", "pages/release.py"]:
+        go(app, page)
+        assert any("**150** of 300" in w.value for w in app.sidebar.warning), page
+    button = app.button(key="create_release")
+    keyed(app.checkbox, "confirm_").check().run()
+    assert app.button(key="create_release").disabled  # the gate is still closed
+    gate = keyed(app.checkbox, "coverage_ok_")
+    assert "150 rows" in gate.label and "region" in gate.label
+    assert any("'region': 150" in w.value.replace("\\", "") for w in app.warning)
+    gate.check().run()
+    button = app.button(key="create_release")
+    assert not button.disabled
+    button.click().run()
+    ws = workspace(app)
+    assert ws.release is not None
+    with zipfile.ZipFile(io.BytesIO(ws.release.zip_bytes)) as archive:
+        released = b"".join(archive.read(n) for n in archive.namelist()).decode()
+    assert "at least one table" not in released and "gappy" not in released  # on screen only
+
+
+def test_the_sample_needs_no_confirmation():
+    app = go(open_app(), "pages/release.py")
+    assert not [c for c in app.checkbox if str(c.key).startswith("coverage_ok_")]
+    assert any("Rows left out of some table: **0**" in c.value for c in app.sidebar.caption)
+
+
+# --- the releases of the session --------------------------------------------------------------
+
+
+def test_every_release_of_the_session_stays_downloadable_and_another_asks_first():
+    app = go(open_app(), "pages/release.py")
+    assert any("Post-processing that will run" in m.value for m in app.markdown)
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    first = workspace(app).release
+    app.button(key="new_release").click().run()
+    assert any("Prepare another release?" in w.value for w in app.warning)
+    app.button(key="new_release_no").click().run()
+    assert workspace(app).release is first  # cancelled: nothing changed
+    app.button(key="new_release").click().run()
+    app.button(key="new_release_yes").click().run()
+    assert workspace(app).release is None
+    assert app.get("download_button")  # the first is still offered
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    ws = workspace(app)
+    assert [r.release_id for r in ws.releases] == [first.release_id, ws.release.release_id]
+    keys = {b.proto.id for b in app.get("download_button")}
+    assert len(keys) == 3  # the current one, and each of the session's two
+    go(app, "pages/data.py")
+    go(app, "pages/release.py")
+    assert len(app.get("download_button")) == 3
+
+
+# --- one set of limits, one way to refuse ----------------------------------------------------
+
+
+def test_epsilon_and_rho_boxes_refuse_what_the_library_refuses_and_name_the_range():
+    app = go(open_app(), "pages/budget.py")
+    before = workspace(app).plan["budget"].copy()
+    app.text_input(key="epsilon_box").set_value("1000").run()
+    assert f"at most {EPSILON_LIMIT:g}" in app.error[0].value
+    assert workspace(app).plan["budget"] == before
+    assert app.text_input(key="epsilon_box").value == "1"  # the box shows the plan again
+    assert sidebar_metric(app, "Total ε (plan)") == "1"
+    app.toggle(key="use_rho").set_value(True).run()
+    app.text_input(key="rho_box").set_value("1000").run()
+    assert f"at most {RHO_LIMIT:g}" in app.error[0].value
+    assert workspace(app).plan["budget"]["rho"] == 0.01
+
+
+def test_no_default_and_session_state_warning_and_delta_in_scientific_notation():
+    app = go(open_app(), "pages/budget.py")
+    app.select_slider(key="epsilon_slider").set_value(2.0).run()
+    assert workspace(app).plan["budget"]["epsilon"] == 2.0
+    assert app.text_input(key="epsilon_box").value == "2"
+    app.text_input(key="delta_box").set_value("1.11e-9").run()
+    assert app.text_input(key="delta_box").value == "1.11e-09"
+    assert not app.exception and not app.warning, [w.value for w in app.warning]
+
+
+def test_a_refused_file_leaves_the_uploader():
+    app = open_app()
+    app.file_uploader(key="data_upload").upload("broken.csv", b"\x00\x01\x02", "text/csv").run()
+    assert app.error and "still loaded" in app.error[0].value
+    assert not app.file_uploader(key="data_upload_1").value  # a fresh, empty uploader
+    app.file_uploader(key="data_upload_1").upload("survey.csv", SMALL_CSV, "text/csv").run()
+    assert workspace(app).upload.name == "survey.csv"
+
+
+def test_the_sidebar_shows_a_loaded_plans_allocation_at_once():
+    app = upload_small_csv(open_app())
+    plan = yaml.safe_dump(
+        {
+            "version": 1,
+            "columns": {"sex": {"kind": "categorical", "domain": ["F", "M"]}},
+            "tables": [{"name": "sex", "by": ["sex"]}],
+            "budget": {"accounting": "pure", "epsilon": 0.5},
+        }
+    )
+    assert sidebar_metric(app, "Allocated ε") == "—"
+    app.file_uploader(key="plan_upload").upload("p.yaml", plan.encode(), "text/yaml").run()
+    assert sidebar_metric(app, "Allocated ε") == "0.5"
+
+
+def test_leaving_with_an_unreleased_plan_asks_first():
+    app = open_app()
+    guard = [h.proto.body for h in app.get("html") if "beforeunload" in h.proto.body]
+    assert guard and "dpreleaseUnreleased = false" in guard[0]  # the untouched sample
+    app = with_tables(declare_small_csv(upload_small_csv(app)))
+    guard = [h.proto.body for h in app.get("html") if "beforeunload" in h.proto.body]
+    assert "dpreleaseUnreleased = true" in guard[0]
+
+
+def test_every_page_opens_without_data():
+    app = with_tables(declare_small_csv(upload_small_csv(open_app())))
+    go(app, "pages/data.py")
+    app.button(key="no_data").click().run()
+    assert workspace(app).upload is None and workspace(app).plan["tables"]  # the plan stays
+    for page in ["tables", "budget", "preview", "release", "local_dp", "risk", "data"]:
+        go(app, f"pages/{page}.py")  # no exception on any page
+        if page in ("preview", "release", "risk"):
+            assert any(NO_DATA in i.value for i in app.info), page
+        if page in ("tables", "budget"):
+            assert not app.error, (page, [e.value for e in app.error])
+
+
+def test_quick_add_columns_are_kept_between_visits():
+    app = go(declare_small_csv(upload_small_csv(open_app())), "pages/tables.py")
+    assert app.multiselect(key="quick_columns").value == ["sex", "region", "age"]
+    app.multiselect(key="quick_columns").set_value(["region"])
+    submit(app, "quick_add_form")
+    go(app, "pages/budget.py")
+    go(app, "pages/tables.py")
+    assert app.multiselect(key="quick_columns").value == ["region"]

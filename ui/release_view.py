@@ -1,0 +1,89 @@
+"""The Release page's parts: the post-processing that will run, the coverage gate, and the
+releases of this session (each stays downloadable until the session ends)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dprelease.plan.model import Plan
+from dprelease.postprocess.pipeline import STEP_ORDER
+from ui.markdown import md
+from ui.state import Workspace, coverage
+
+_STEP_TEXT = {
+    "consistent": "**consistent**: least squares over all tables, so that shared sub-tables "
+    "agree and children add up to their parents",
+    "clamp": "**clamp** every count into [{low}, {high}]",
+    "nonnegative": "**nonnegative**: no count below 0",
+    "integer": "**integer**: counts rounded to whole numbers",
+}
+
+
+def postprocess_steps(plan: Plan) -> list[str]:
+    """The post-processing steps the plan switches on, in the order they run."""
+    post = plan.postprocess
+    low, high = post.clamp
+    wanted = {
+        "consistent": post.consistent,
+        "clamp": low is not None or high is not None,
+        "nonnegative": post.nonnegative,
+        "integer": post.integer,
+    }
+    return [
+        _STEP_TEXT[step].format(
+            low="−∞" if low is None else f"{low:g}", high="∞" if high is None else f"{high:g}"
+        )
+        for step in STEP_ORDER
+        if wanted[step]
+    ]
+
+
+def show_postprocess(plan: Plan) -> None:
+    steps = postprocess_steps(plan)
+    st.markdown(
+        "**Post-processing that will run** (no privacy cost; switch steps on the Preview page): "
+        + ("; ".join(f"{i}. {text}" for i, text in enumerate(steps, 1)) if steps else "none")
+        + "."
+    )
+
+
+def coverage_gate(ws: Workspace) -> bool:
+    """Whether the rows the tables leave out allow a release: above 1% of the rows the data
+    holder confirms, having seen the columns and counts (CONFIDENTIAL: on this screen only,
+    never in the release)."""
+    figures = coverage(ws)
+    if figures is None or not figures.needs_confirmation():
+        return True
+    st.warning(
+        f"**Rows left out (confidential, yours only):** {md(figures.summary())}. These rows are "
+        "missing from the tables that use those columns; check the domains on the Data page "
+        "(e.g. '01' vs '1')."
+    )
+    return st.checkbox(
+        f"Release anyway without these {figures.rows_left_out:,} rows in the tables that use "
+        f"{', '.join(md(c.name) for c in figures.columns)}.",
+        key=f"coverage_ok_{ws.attempt_id}",
+    )
+
+
+def session_releases(ws: Workspace) -> None:
+    """Every release made in this session, each with its download, newest first."""
+    if not ws.releases:
+        return
+    st.subheader("Releases of this session")
+    st.caption(
+        "Each stays downloadable here until this browser session ends (the zips are kept in "
+        "this session only, never on the server's disk)."
+    )
+    for number, result in reversed(list(enumerate(ws.releases, 1))):
+        cost = f"ε = {result.epsilon:.4g}" + (f", δ = {result.delta:.3g}" if result.delta else "")
+        text, button = st.columns([3, 1])
+        when = result.created.replace("T", " ").removesuffix("+00:00")  # the ledger's UTC time
+        text.markdown(f"**Release {number}** — {when} UTC, {cost}, {md(result.data_name)}")
+        button.download_button(
+            f"Download release {number} (zip)",
+            result.zip_bytes,
+            file_name=f"dprelease-release-{number}.zip",
+            mime="application/zip",
+            key=f"download_{result.release_id}",
+        )
