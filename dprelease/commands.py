@@ -91,6 +91,8 @@ def _summary_text(allocation: Allocation) -> str:
         from dprelease.accounting.statistic_budget import statistics_text
 
         text += statistics_text(allocation)
+    if allocation.accountant_choice is not None:
+        text += f"accounting: auto chose {allocation.accountant_choice.summary()}\n"
     return text + "".join(f"note: {note}\n" for note in allocation.advice)
 
 

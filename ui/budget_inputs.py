@@ -118,7 +118,7 @@ def budget_inputs(ws: Workspace) -> None:
         on_change=lambda: _set(ws, confidence=st.session_state["confidence"]),
     )
 
-    use_rho = accounting == "zcdp" and st.toggle(
+    use_rho = accounting in ("zcdp", "auto") and st.toggle(  # ρ under auto means zcdp
         "Give the zCDP budget as ρ instead of ε",
         value=rho is not None,
         key="use_rho",

@@ -265,8 +265,6 @@ def allocate(plan: Plan) -> Allocation:
     target = target_of(resolved.budget, accounting)
     blocker = _strategy_blocker(resolved, accounting)
     notes = _advice(plan)
-    if choice is not None:
-        notes.append(f"accounting: auto chose {choice.summary()}")
     if plan.budget.strategy == "auto" and blocker is None:
         from dprelease.accounting.strategy_allocation import strategy_allocation
 
