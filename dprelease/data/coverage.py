@@ -70,9 +70,7 @@ def plan_coverage(table: pa.Table, plan: Plan) -> PlanCoverage:
     # a domain discovered at release time is not known yet: its rows are not "left out"
     discovered = {d.column for d in plan.discoveries}
     present = [
-        name
-        for name in plan.used_columns
-        if name in table.column_names and name not in discovered
+        name for name in plan.used_columns if name in table.column_names and name not in discovered
     ]
     codes, reports = encode_columns(table, plan.schema, present)
     lost = np.zeros(table.num_rows, dtype=bool)

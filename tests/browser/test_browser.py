@@ -121,7 +121,7 @@ def test_whole_journey_from_upload_to_downloaded_release(server, browser, tmp_pa
     metadata = json.loads(archive.read("metadata.json"))
     assert [t["name"] for t in metadata["tables"]] == ["sex", "region", "age"]
     assert metadata["total"]["epsilon"] <= 2
-    assert archive.read("tables/region.csv").decode().splitlines()[0] == "region,count"
+    assert archive.read("tables/region.csv").decode().splitlines()[0] == "region,count,moe"
     assert "west" in archive.read("tables/region.csv").decode()  # the domain, not the data
     assert "Spent ε\n\n2" in sidebar.inner_text().replace("\r", "")
     shoot(page, "5-release")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import zipfile
 from pathlib import Path
@@ -124,17 +125,21 @@ def test_codebook_labels_from_upload_to_released_csvs(tmp_path):
         chromium.close()
 
     state_sex = rows_of(archive, "tables/STATE_by_SEX.csv")
-    assert state_sex[0] == ["STATE", "STATE_label", "SEX", "SEX_label", "count"]
+    assert state_sex[0] == ["STATE", "STATE_label", "SEX", "SEX_label", "count", "moe"]
     assert [r[:4] for r in state_sex[1:3]] == [
         ["01", "Alabama", "1", "Male"],
         ["01", "Alabama", "2", "Female"],
     ]
     assert len(state_sex) == 1 + 3 * 2
     esr = rows_of(archive, "tables/STATE_by_ESR.csv")
-    assert esr[0] == ["STATE", "STATE_label", "ESR", "ESR_label", "count"]
+    assert esr[0] == ["STATE", "STATE_label", "ESR", "ESR_label", "count", "moe"]
     assert esr[3][:4] == ["01", "Alabama", "N", "Not applicable (under 16)"]
-    measured = rows_of(archive, "measurements/ESR_by_SEX.csv")
-    assert measured[0] == ["ESR", "ESR_label", "SEX", "SEX_label", "count", "noise_std"]
+    # what was measured (strategy auto chooses) carries the labels too
+    with_esr = [
+        m for m in json.loads(archive.read("metadata.json"))["measurements"] if "ESR" in m["by"]
+    ]
+    measured = rows_of(archive, with_esr[0]["file"])
+    assert {"ESR", "ESR_label"} <= set(measured[0]) and measured[0][-1] == "noise_std"
     report = archive.read("report.html").decode()
     assert "<td>08</td><td>Colorado</td>" in report  # the domain, not the data
     assert "<td>N</td><td>Not applicable (under 16)</td>" in report

@@ -240,7 +240,13 @@ def test_report_folds_long_domains_and_names_parents_and_the_other_code():
             "kind": "categorical",
             "domain": codes,
             "parent": "state",
-            "parent_map": dict.fromkeys(codes, "06"),
+            # every state code has a county (a parent code without a child is refused)
+            "parent_map": {
+                **dict.fromkeys(codes, "06"),
+                codes[0]: "01",
+                codes[1]: "08",
+                codes[2]: "N",
+            },
             "other": codes[-1],
         }
     )
@@ -248,6 +254,6 @@ def test_report_folds_long_domains_and_names_parents_and_the_other_code():
     html = domains_html(parse_plan(raw))
     county = html[html.index("<h3>county</h3>") :]
     assert f"<details><summary>{FOLDED_AFTER + 1:,} codes</summary>" in county
-    assert "<th>state</th>" in county and "<td>00000</td><td></td><td>06</td>" in county
+    assert "<th>state</th>" in county and "<td>00003</td><td></td><td>06</td>" in county
     assert f"counted as {codes[-1]}" in county
     assert "<h3>state</h3>" in html and "<details>" not in html[: html.index("<h3>county")]
