@@ -65,6 +65,7 @@ NUMBER_FORMATS = {
     "ρ": st.column_config.NumberColumn(format="%.4g", width="small"),
     "noise std": st.column_config.NumberColumn(format="%.3g", width="small"),
     "MoE whole table": _MOE,
+    "expected RMSE": st.column_config.NumberColumn(format="%.3g", width="small"),
 }
 
 

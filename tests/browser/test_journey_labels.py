@@ -19,7 +19,9 @@ import pytest
 from helpers.browser import (
     CHROMIUM_FLAGS,
     ROOT,
+    choose_kind,
     chromium_path,
+    column_expander,
     create_and_download_release,
     go,
     streamlit_server,
@@ -44,23 +46,9 @@ def shoot(page, name: str) -> None:
         page.screenshot(path=str(ROOT / "docs" / "screenshots" / f"{name}.png"))
 
 
-def expander(page, name: str):
-    return page.locator('[data-testid="stExpander"]').filter(has_text=f"{name} —")
-
-
-def set_kind(page, name: str, kind: str) -> None:
-    expander(page, name).get_by_text(f"{name} —").click()
-    wait_idle(page)
-    select = expander(page, name).locator('[data-testid="stSelectbox"] input').first
-    select.click()
-    select.fill(kind)
-    select.press("Enter")
-    wait_idle(page)
-
-
 def import_codebook(page, name: str, path: Path) -> None:
-    set_kind(page, name, "categorical")
-    box = expander(page, name)
+    choose_kind(page, name, "categorical")
+    box = column_expander(page, name)
     box.locator(f'[class*="st-key-codebook_{name}_"] input[type="file"]').set_input_files(str(path))
     wait_idle(page)
     box.get_by_role("button", name="Apply domain").click()
@@ -95,8 +83,8 @@ def test_codebook_labels_from_upload_to_released_csvs(tmp_path):
         page.get_by_text("STATE — categorical, 3 values, 3 labelled").wait_for()
         import_codebook(page, "ESR", tmp_path / "esr.csv")
         page.get_by_text("ESR — categorical, 3 values, 3 labelled").wait_for()
-        set_kind(page, "SEX", "categorical")
-        box = expander(page, "SEX")
+        choose_kind(page, "SEX", "categorical")
+        box = column_expander(page, "SEX")
         box.locator('textarea[aria-label^="Public domain"]').fill("1\n2")
         box.locator('textarea[aria-label^="Labels"]').fill("1 = Male\n2 = Female")
         box.get_by_role("button", name="Apply domain").click()

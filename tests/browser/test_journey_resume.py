@@ -86,6 +86,8 @@ def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, 
     box.fill("2")
     box.press("Enter")
     wait_idle(page)
+    # the run that applies ε = 2 (and keeps the plan) has finished before the reload
+    page.get_by_text("The whole release is ε = 2").wait_for()
     assert "plan=" in page.url  # the token that finds this plan again
 
     # --- a reload in the middle: the browser asks first, then the plan is offered back
