@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import numpy as np
 import streamlit as st
 
@@ -19,7 +22,7 @@ from ui.budget_inputs import budget_inputs
 from ui.budget_table import NUMBER_FORMATS, budget_table, measurement_rows
 from ui.epsilon_risk import epsilon_risk
 from ui.markdown import md, md_lines
-from ui.state import current_allocation, plan_key, workspace
+from ui.state import current_allocation, workspace
 from ui.statistics_view import show_statistics_budget
 
 ws = workspace()
@@ -65,20 +68,33 @@ if allocation.derived:
 show_statistics_budget(plan, allocation)  # issue 16
 
 # --- charts ---------------------------------------------------------------------------------
-plan_text = plan_key(ws)
 split_tab, curve_tab, accountant_tab, scenario_tab = st.tabs(
     ["Budget split", "Margin of error vs ε", "Accountants", "Scenarios"]
 )
 with split_tab:
     st.plotly_chart(charts.budget_split(allocation), key="split_chart")
 with curve_tab:
+    # The curve re-allocates the plan at 14 totals around its own: keyed by the plan without
+    # its total, an ε what-if reuses it (only the marker moves) while ε stays inside the grid.
+    shape_key = json.dumps(
+        {**ws.plan, "budget": {**ws.plan.get("budget", {}), "epsilon": None, "rho": None}},
+        sort_keys=True,
+        default=str,
+    )
+    unit = "rho" if plan.budget.rho is not None else "epsilon"
+    current = float(getattr(plan.budget, unit) or 0.0)
     remembered = ws.memo.curve
-    if remembered is not None and remembered[0] == plan_text:
-        curve = remembered[1]
+    if (
+        remembered is not None
+        and remembered[0] == shape_key
+        and remembered[1].unit == unit
+        and remembered[1].budgets[1] <= current <= remembered[1].budgets[-2]
+    ):
+        curve = replace(remembered[1], current=current)
     else:
         with st.spinner("Re-allocating the plan across budgets…"):
             curve = moe_curves(plan)
-        ws.memo.curve = (plan_text, curve)  # only the current plan's curve is kept
+        ws.memo.curve = (shape_key, curve)  # only the current plan's curve is kept
     st.plotly_chart(charts.moe_against_budget(curve), key="curve_chart")
     st.caption(
         "Each line is one table; the dashed line marks your budget. Doubling ε roughly "

@@ -336,3 +336,16 @@ def test_quick_add_columns_are_kept_between_visits():
     go(app, "pages/budget.py")
     go(app, "pages/tables.py")
     assert app.multiselect(key="quick_columns").value == ["region"]
+
+
+def test_an_epsilon_what_if_reuses_the_margin_of_error_curve():
+    app = go(open_app(), "pages/budget.py")
+    first = workspace(app).memo.curve
+    assert first is not None and first[1].current == 1.0
+    app.text_input(key="epsilon_box").set_value("1.5").run()
+    assert not app.exception and not app.error
+    again = workspace(app).memo.curve
+    assert again is not None and again[1].budgets == first[1].budgets  # not re-allocated
+    app.text_input(key="epsilon_box").set_value("50").run()  # outside the grid: re-allocated
+    moved = workspace(app).memo.curve
+    assert moved is not None and moved[1].current == 50.0 and moved[1].budgets != first[1].budgets
