@@ -81,6 +81,35 @@ class TableBudget:
         }
 
 
+def priced(
+    spec: TableSpec,
+    cells: int,
+    sensitivity: Sensitivity,
+    noise: Noise,
+    alpha: float,
+    *,
+    budget: tuple[float | None, float | None, float | None] = (None, None, None),
+    expected_rmse: float | None = None,
+    measured_as: str | None,
+) -> TableBudget:
+    """A `TableBudget` whose margins of error follow from its noise at α; `budget` is its
+    (ε, δ, ρ) and `expected_rmse` defaults to the noise's own standard deviation."""
+    epsilon, delta, rho = budget
+    return TableBudget(
+        spec=spec,
+        cells=cells,
+        sensitivity=sensitivity,
+        noise=noise,
+        epsilon=epsilon,
+        delta=delta,
+        rho=rho,
+        moe=noise.moe(alpha),
+        moe_table=noise.moe_table(alpha, cells),
+        expected_rmse=noise.std if expected_rmse is None else expected_rmse,
+        measured_as=measured_as,
+    )
+
+
 @dataclass(frozen=True)
 class Allocation:
     """The budget split of a plan and the composed guarantee of the whole release.

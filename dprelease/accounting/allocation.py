@@ -15,7 +15,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from dprelease.accounting.allocated import Allocation, TableBudget
+from dprelease.accounting.allocated import Allocation, TableBudget, priced
 from dprelease.accounting.composition import (
     Guarantee,
     advanced_or_basic,
@@ -125,18 +125,13 @@ def _table_budget(
         epsilon = share
         check_within(laplace_epsilon(noise.scale, sens.l1), Fraction(share), "epsilon")
     alpha = 1 - plan.budget.confidence
-    cells = spec.cells(plan.schema)
-    return TableBudget(
-        spec=spec,
-        cells=cells,
-        sensitivity=sens,
-        noise=noise,
-        epsilon=epsilon,
-        delta=delta,
-        rho=rho,
-        moe=noise.moe(alpha),
-        moe_table=noise.moe_table(alpha, cells),
-        expected_rmse=noise.std,
+    return priced(
+        spec,
+        spec.cells(plan.schema),
+        sens,
+        noise,
+        alpha,
+        budget=(epsilon, delta, rho),
         measured_as=spec.name,
     )
 
@@ -298,20 +293,15 @@ def _gaussian_listed(
     alpha = 1 - plan.budget.confidence
     tables = []
     for spec, sigma in zip(plan.tables, found.sigmas, strict=True):
-        noise = Noise(GAUSSIAN.name, sigma)
-        cells = spec.cells(plan.schema)
+        alone = min(table_epsilon(sigma, sens, target.delta), found.total.epsilon)
         tables.append(
-            TableBudget(
-                spec=spec,
-                cells=cells,
-                sensitivity=sens,
-                noise=noise,
-                epsilon=min(table_epsilon(sigma, sens, target.delta), found.total.epsilon),
-                delta=target.delta,
-                rho=None,
-                moe=noise.moe(alpha),
-                moe_table=noise.moe_table(alpha, cells),
-                expected_rmse=noise.std,
+            priced(
+                spec,
+                spec.cells(plan.schema),
+                sens,
+                Noise(GAUSSIAN.name, sigma),
+                alpha,
+                budget=(alone, target.delta, None),
                 measured_as=spec.name,
             )
         )

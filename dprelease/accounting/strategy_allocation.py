@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from dprelease.accounting.allocated import Allocation, TableBudget, equivalent_noise
+from dprelease.accounting.allocated import Allocation, TableBudget, equivalent_noise, priced
 from dprelease.accounting.composition import (
     Guarantee,
     check_within,
@@ -91,19 +91,14 @@ def _measurements(plan: Plan, strategy: Strategy, alpha: float) -> tuple[TableBu
         by = reduce_key(plan.schema, m.by)
         name = by_key.get(by) or _unique(m.name, taken)
         spec = TableSpec(name=name, by=by)
-        epsilon, delta, rho = _budget_fields(strategy, m.share)
         out.append(
-            TableBudget(
-                spec=spec,
-                cells=m.cells,
-                sensitivity=m.sensitivity,
-                noise=m.noise,
-                epsilon=epsilon,
-                delta=delta,
-                rho=rho,
-                moe=m.noise.moe(alpha),
-                moe_table=m.noise.moe_table(alpha, m.cells),
-                expected_rmse=m.noise.std,
+            priced(
+                spec,
+                m.cells,
+                m.sensitivity,
+                m.noise,
+                alpha,
+                budget=_budget_fields(strategy, m.share),
                 measured_as=name,
             )
         )
@@ -120,19 +115,13 @@ def _published(
         accuracy = strategy.table(spec.name)
         if not math.isfinite(accuracy.expected_rmse):
             raise InternalError(f"table {spec.name!r} is not estimable from the measurements")
-        noise = equivalent_noise(mechanism, accuracy.expected_rmse**2)
-        cells = spec.cells(plan.schema)
         out.append(
-            TableBudget(
-                spec=spec,
-                cells=cells,
-                sensitivity=measurements[0].sensitivity,
-                noise=noise,
-                epsilon=None,
-                delta=None,
-                rho=None,
-                moe=noise.moe(alpha),
-                moe_table=noise.moe_table(alpha, cells),
+            priced(
+                spec,
+                spec.cells(plan.schema),
+                measurements[0].sensitivity,
+                equivalent_noise(mechanism, accuracy.expected_rmse**2),
+                alpha,
                 expected_rmse=accuracy.expected_rmse,
                 measured_as=measured.get(reduce_key(plan.schema, spec.by)),
             )

@@ -9,19 +9,18 @@ shows them).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from helpers.browser import (
-    ROOT,
     choose_kind,
     chromium_path,
     column_expander,
     create_and_download_release,
     file_input,
     go,
+    shoot,
     wait_idle,
 )
 
@@ -30,7 +29,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium package"),
 ]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 SURVEY = "sex,age,region\n" + "".join(
     f"{'F' if i % 3 else 'M'},{(i * 7) % 90},{['north', 'south', 'east'][i % 3]}\n"
     for i in range(300)
@@ -71,15 +69,6 @@ def upload(page, tmp_path: Path, name: str, text: str) -> None:
     page.locator(file_input("data_upload")).set_input_files(str(path))
     page.get_by_text(f"Loaded {name}").wait_for()
     wait_idle(page)
-
-
-def shoot(page, name: str) -> None:
-    """Refresh the README's screenshots, only when asked (DPRELEASE_SCREENSHOTS=1): otherwise
-    every test run would leave a checkout with modified pictures."""
-    if os.environ.get("DPRELEASE_SCREENSHOTS") != "1":
-        return
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
 
 
 def test_whole_journey_from_upload_to_downloaded_release(server, browser, tmp_path):

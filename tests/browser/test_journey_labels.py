@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import zipfile
 from pathlib import Path
 
@@ -18,12 +17,12 @@ import pytest
 
 from helpers.browser import (
     CHROMIUM_FLAGS,
-    ROOT,
     choose_kind,
     chromium_path,
     column_expander,
     create_and_download_release,
     go,
+    shoot,
     streamlit_server,
     wait_idle,
 )
@@ -39,11 +38,6 @@ CODED = "STATE,SEX,ESR\n" + "".join(
 )
 STATE_BOOK = "code,label\n01,Alabama\n06,California\n08,Colorado\n"
 ESR_BOOK = "value,description\n1,Employed\n2,Unemployed\nN,Not applicable (under 16)\n"
-
-
-def shoot(page, name: str) -> None:
-    if os.environ.get("DPRELEASE_SCREENSHOTS") == "1":
-        page.screenshot(path=str(ROOT / "docs" / "screenshots" / f"{name}.png"))
 
 
 def import_codebook(page, name: str, path: Path) -> None:

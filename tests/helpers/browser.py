@@ -150,3 +150,15 @@ def download(page, button: str) -> bytes:
     with page.expect_download() as started:
         page.get_by_role("button", name=button).click()
     return Path(started.value.path()).read_bytes()
+
+
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+
+def shoot(page, name: str) -> None:
+    """Refresh the README's screenshots, only when asked (DPRELEASE_SCREENSHOTS=1): otherwise
+    every test run would leave a checkout with modified pictures."""
+    if os.environ.get("DPRELEASE_SCREENSHOTS") != "1":
+        return
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
