@@ -33,6 +33,7 @@ from dprelease.postprocess.pipeline import (
     problem_of,
 )
 from dprelease.postprocess.subtables import Workload, cell_map, determines
+from dprelease.postprocess.top_down import fix_top_down, grand_total
 
 TOTAL = "__grand_total__"  # the pinned grand total when no published table is one
 
@@ -92,18 +93,6 @@ class MeasurementSet:
         }
 
 
-def _grand_total(
-    estimates: dict[str, np.ndarray], settings: Postprocess, rng: np.random.Generator
-) -> float:
-    total = float(next(iter(estimates.values())).sum())
-    if settings.nonnegative:
-        total = max(total, 0.0)
-    if settings.integer:  # random rounding keeps the mean: E[round(t)] = t
-        floor = np.floor(total)
-        total = float(floor + (rng.random() < total - floor))
-    return total
-
-
 def derived_postprocess(
     plan: Plan,
     allocation: Allocation,
@@ -124,11 +113,37 @@ def derived_postprocess(
         values[TOTAL] = np.array([float(next(iter(estimates.values())).sum())])
         variances[TOTAL] = min(variances.values())
     problem = problem_of(plan.schema, tables, values, variances)
-    total = _grand_total(estimates, settings, generator)
+    total = grand_total(list(estimates.values()), settings.nonnegative, settings.integer, generator)
     offsets = np.concatenate(
         [[0], np.cumsum([problem.workload.cells(i) for i in range(len(tables))])]
     )
-    pins = {int(offsets[i]): total for i, (_, by) in enumerate(tables) if by == ()}
-    result = consistent_pipeline(problem, settings, pinned=pins)
+    total_pin = {int(offsets[i]): total for i, (_, by) in enumerate(tables) if by == ()}
+    pins = total_pin
+    if _bounds_are_zero_or_none(settings):
+        fixed = fix_top_down(
+            plan.schema,
+            [by for _, by in tables],
+            [values[name] for name, _ in tables],
+            total=total,
+            integer=settings.integer,
+            rng=generator,
+        )
+        pins = {
+            int(offsets[i]) + k: float(value)
+            for i, cells in fixed.items()
+            for k, value in enumerate(cells)
+        }
+    try:
+        result = consistent_pipeline(problem, settings, pinned=pins)
+    except InternalError:
+        # the tables left to the joint step have no non-negative completion of the fixed
+        # ones (possible when three or more of them overlap in a cycle): fix the total only
+        result = consistent_pipeline(problem, settings, pinned=total_pin)
     released = {k: v for k, v in result.released_counts.items() if k != TOTAL}
     return PostprocessResult(released, result.steps_applied, result.steps_skipped, result.rounding)
+
+
+def _bounds_are_zero_or_none(settings: Postprocess) -> bool:
+    """Top-down fixing projects onto x ≥ 0 only: other clamps go to the joint step alone."""
+    lower, upper = settings.clamp
+    return upper is None and lower in (None, 0) and (settings.nonnegative or lower == 0)
