@@ -67,8 +67,9 @@ def fetch(out: Path, name: str) -> Path:
     return target
 
 
-def table(name: str, *by: str) -> dict[str, Any]:
-    return {"name": name, "by": list(by)}
+def tables(*bys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The plan's tables, each named after its columns (the grand total: "total")."""
+    return [{"name": "_by_".join(by) or "total", "by": list(by)} for by in bys]
 
 
 def vietnam(out: Path) -> tuple[dict[str, Any], Path]:
@@ -101,22 +102,22 @@ def vietnam(out: Path) -> tuple[dict[str, Any], Path]:
             "insurance": {"kind": "categorical", "domain": {"range": [0, 1]}},
             "illness": {"kind": "categorical", "domain": {"range": [0, 9]}},
         },
-        "tables": [
-            table("total"),
-            table("commune", "commune"),
-            table("sex", "sex"),
-            table("age", "age"),
-            table("educ", "educ"),
-            table("married", "married"),
-            table("insurance", "insurance"),
-            table("illness", "illness"),
-            table("age_by_sex", "age", "sex"),
-            table("commune_by_sex", "commune", "sex"),
-            table("educ_by_sex", "educ", "sex"),
-            table("married_by_sex", "married", "sex"),
-            table("insurance_by_age", "insurance", "age"),
-            table("commune_by_age_by_sex", "commune", "age", "sex"),  # the sparse 3-way
-        ],
+        "tables": tables(
+            (),
+            ("commune",),
+            ("sex",),
+            ("age",),
+            ("educ",),
+            ("married",),
+            ("insurance",),
+            ("illness",),
+            ("age", "sex"),
+            ("commune", "sex"),
+            ("educ", "sex"),
+            ("married", "sex"),
+            ("insurance", "age"),
+            ("commune", "age", "sex"),  # the sparse 3-way
+        ),
         "budget": {"epsilon": 1.0, "delta": 1e-10},
     }
     return plan, path
@@ -154,22 +155,22 @@ def cps(out: Path) -> tuple[dict[str, Any], Path]:
             "hhi": yes_no,
             "whi": yes_no,
         },
-        "tables": [
-            table("total"),
-            table("region", "region"),
-            table("race", "race"),
-            table("hispanic", "hispanic"),
-            table("education", "education"),
-            table("experience", "experience"),
-            table("whi", "whi"),
-            table("race_by_hispanic", "race", "hispanic"),
-            table("education_by_region", "education", "region"),
-            table("kidslt6_by_kids618", "kidslt6", "kids618"),
-            table("whi_by_hhi", "whi", "hhi"),
-            table("experience_by_education", "experience", "education"),
-            table("region_by_race", "region", "race"),
-            table("experience_by_education_by_region", "experience", "education", "region"),
-        ],
+        "tables": tables(
+            (),
+            ("region",),
+            ("race",),
+            ("hispanic",),
+            ("education",),
+            ("experience",),
+            ("whi",),
+            ("race", "hispanic"),
+            ("education", "region"),
+            ("kidslt6", "kids618"),
+            ("whi", "hhi"),
+            ("experience", "education"),
+            ("region", "race"),
+            ("experience", "education", "region"),
+        ),
         "budget": {"epsilon": 1.0, "delta": 1e-10},
     }
     return plan, path
