@@ -72,6 +72,18 @@ def tables(*bys: tuple[str, ...]) -> list[dict[str, Any]]:
     return [{"name": "_by_".join(by) or "total", "by": list(by)} for by in bys]
 
 
+def plan_of(data: Path, columns: dict[str, Any], workload: list[dict[str, Any]]) -> dict[str, Any]:
+    """A plan over `data` (one row per person); the budget is set by `evaluate`."""
+    return {
+        "version": 1,
+        "data": data.name,
+        "unit": {"kind": "row"},
+        "neighbors": "add_remove",
+        "columns": columns,
+        "tables": workload,
+    }
+
+
 def vietnam(out: Path) -> tuple[dict[str, Any], Path]:
     """VLSS 1997 persons: the commune is the geography (194 codes, documented 1–194)."""
     raw = pd.read_csv(fetch(out, "VietNamI"), index_col=0)
@@ -88,12 +100,9 @@ def vietnam(out: Path) -> tuple[dict[str, Any], Path]:
     )
     path = out / "vietnam_persons.csv"
     data.to_csv(path, index=False)
-    plan = {
-        "version": 1,
-        "data": path.name,
-        "unit": {"kind": "row"},
-        "neighbors": "add_remove",
-        "columns": {
+    plan = plan_of(
+        path,
+        {
             "commune": {"kind": "categorical", "domain": {"range": [1, 194]}},
             "sex": {"kind": "categorical", "domain": ["female", "male"]},
             "age": {"kind": "numeric", "bins": AGE_BINS},
@@ -102,7 +111,7 @@ def vietnam(out: Path) -> tuple[dict[str, Any], Path]:
             "insurance": {"kind": "categorical", "domain": {"range": [0, 1]}},
             "illness": {"kind": "categorical", "domain": {"range": [0, 9]}},
         },
-        "tables": tables(
+        tables(
             (),
             ("commune",),
             ("sex",),
@@ -118,8 +127,7 @@ def vietnam(out: Path) -> tuple[dict[str, Any], Path]:
             ("insurance", "age"),
             ("commune", "age", "sex"),  # the sparse 3-way
         ),
-        "budget": {"epsilon": 1.0, "delta": 1e-10},
-    }
+    )
     return plan, path
 
 
@@ -133,12 +141,9 @@ def cps(out: Path) -> tuple[dict[str, Any], Path]:
     path = out / "cps_wives.csv"
     data.to_csv(path, index=False)
     yes_no = {"kind": "categorical", "domain": ["no", "yes"]}
-    plan = {
-        "version": 1,
-        "data": path.name,
-        "unit": {"kind": "row"},
-        "neighbors": "add_remove",
-        "columns": {
+    plan = plan_of(
+        path,
+        {
             "region": {
                 "kind": "categorical",
                 "domain": ["northcentral", "other", "south", "west"],
@@ -155,7 +160,7 @@ def cps(out: Path) -> tuple[dict[str, Any], Path]:
             "hhi": yes_no,
             "whi": yes_no,
         },
-        "tables": tables(
+        tables(
             (),
             ("region",),
             ("race",),
@@ -171,8 +176,7 @@ def cps(out: Path) -> tuple[dict[str, Any], Path]:
             ("region", "race"),
             ("experience", "education", "region"),
         ),
-        "budget": {"epsilon": 1.0, "delta": 1e-10},
-    }
+    )
     return plan, path
 
 
