@@ -210,8 +210,13 @@ def holds(sigmas: Sequence[float], sens: Sensitivity, epsilon: float, delta: flo
     return pld_delta(sigmas, sens, epsilon) <= delta
 
 
-def alone_epsilon(sigma: float, sens: Sensitivity, delta: float) -> float:
-    """What one discrete Gaussian measurement alone guarantees at δ (certified)."""
+def set_epsilon(sigmas: Sequence[float], sens: Sensitivity, delta: float) -> float:
+    """What discrete Gaussians with these σ's together are certified for at δ (the least ε)."""
     if shift_pattern(sens) is None or delta < PLD_MIN_DELTA:
-        return zcdp_to_epsilon(round_up(_rho([sigma], sens)), delta)[0]
-    return pld_epsilon([sigma], sens, delta)
+        return zcdp_to_epsilon(round_up(_rho(sigmas, sens)), delta)[0]
+    return pld_epsilon(sigmas, sens, delta)
+
+
+def alone_epsilon(sigma: float, sens: Sensitivity, delta: float) -> float:
+    """What one discrete Gaussian measurement alone is certified for at δ."""
+    return set_epsilon([sigma], sens, delta)
