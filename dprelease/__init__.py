@@ -26,6 +26,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     splitting       numerical solvers for optimal budget splits
     shares          each table's share in the accountant's unit; fit_exactly (exact sums)
     allocation      allocate(plan): each table's budget and noise, the composed total
+    dgauss_pld      approx's discrete Gaussians: (ε, δ) certified by their PLD (dp-accounting),
+                    the least common noise factor; approx_noise applies it to strategies
     statistics      statistics' and discoveries' shares off the total first, composed with the
                     counts under every accountant (uses stats/)
     statistic_budget  a statistic's calibrated mechanism, its plan --json entry, its errors

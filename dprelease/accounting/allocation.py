@@ -27,12 +27,10 @@ from dprelease.accounting.composition import (
 from dprelease.accounting.mechanisms import (
     DISCRETE_GAUSSIAN,
     DISCRETE_LAPLACE,
-    GAUSSIAN,
     Mechanism,
     Noise,
     discrete_gaussian_rho,
     discrete_gaussian_sigma,
-    gaussian_sigma,
     laplace_epsilon,
     laplace_scale,
 )
@@ -52,7 +50,7 @@ from dprelease.accounting.targets import (
     settled,
     target_of,
 )
-from dprelease.errors import BudgetError, PlanError
+from dprelease.errors import BudgetError, InternalError, PlanError
 from dprelease.plan.model import ConcreteAccounting, Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 
@@ -64,7 +62,7 @@ __all__ = ["Allocation", "TableBudget", "allocate", "delta_advice", "resolve_acc
 MECHANISM_OF: dict[str, Mechanism] = {
     "pure": DISCRETE_LAPLACE,
     "advanced": DISCRETE_LAPLACE,
-    "approx": GAUSSIAN,
+    "approx": DISCRETE_GAUSSIAN,  # integer noise; the set certified by its PLD (dgauss_pld)
     "zcdp": DISCRETE_GAUSSIAN,
 }
 WEAK_EPSILON = 5.0
@@ -117,9 +115,8 @@ def _table_budget(
         noise = Noise(mechanism, discrete_gaussian_sigma(share, sens.l2_squared))
         rho = share
         check_within(discrete_gaussian_rho(noise.scale, sens.l2_squared), Fraction(share), "rho")
-    elif accounting == "approx":
-        noise = Noise(mechanism, gaussian_sigma(share, delta_share, sens.l2))
-        epsilon, delta = share, delta_share
+    elif accounting == "approx":  # the set is priced at once (`_gaussian_listed`)
+        raise InternalError("approx tables are priced by gaussian_set, not one by one")
     else:
         noise = Noise(mechanism, laplace_scale(share, sens.l1))
         epsilon = share
@@ -218,7 +215,10 @@ def resolve_accounting(
     kind = plan.budget.strategy if plan.budget.allocation == "optimal" else "workload"
     if any(s.locked for s in plan.tables):
         kind = "workload"
+    from dprelease.accounting.approx_noise import certified_choice
+
     choice = choose_accountant(plan.schema, workload_of(plan), sens, epsilon, delta, kind)
+    choice = certified_choice(choice, sens)
     return choice.winner, choice
 
 
@@ -281,7 +281,8 @@ def _gaussian_listed(
     choice: AccountantChoice | None,
     notes: list[str],
 ) -> Allocation:
-    """approx, tables as listed: one Gaussian mechanism (`gaussian_set`), never Σ ε_i, Σ δ_i."""
+    """approx, tables as listed: one set of discrete Gaussians (`gaussian_set`) certified by
+    their PLD, never Σ ε_i, Σ δ_i."""
     from dprelease.accounting.gaussian_set import gaussian_set, table_epsilon
 
     if any(s.delta is not None and s.epsilon is None for s in plan.tables):
@@ -299,7 +300,7 @@ def _gaussian_listed(
                 spec,
                 spec.cells(plan.schema),
                 sens,
-                Noise(GAUSSIAN.name, sigma),
+                Noise(DISCRETE_GAUSSIAN.name, sigma),
                 alpha,
                 budget=(alone, target.delta, None),
                 measured_as=spec.name,

@@ -13,8 +13,13 @@ is a single room R = 1/σ*², σ* the analytic-Gaussian σ of sensitivity 1 at t
 - the others split what is left: `equal` evenly, `weighted` ∝ weight, `optimal` minimises
   Σ w_i σ_i² = Σ w_i Δ₂²/u_i, so u_i ∝ √w_i.
 
-Each table reports ε_i: what it alone would guarantee at the plan's δ (a lock of that ε gives
-the same noise back); the release's ε is that of the composed mechanism.
+The noise drawn is the discrete Gaussian: the σ_i above (the analytic Gaussian's, which is a
+theorem about continuous noise only) are multiplied by the least common factor c ≥ 1 for which
+the PLD of the discrete Gaussians certifies (ε, δ) (`dgauss_pld.certify`; c is 1 or a fraction
+of a percent above). Locks and targets are scaled with the rest (their noise grows by c too).
+
+Each table reports ε_i: what its discrete Gaussian alone is certified for at the plan's δ;
+the release's ε is that of the certified set.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dprelease.accounting.composition import Guarantee, check_within
-from dprelease.accounting.mechanisms import gaussian_epsilon, gaussian_moe, gaussian_sigma
+from dprelease.accounting.dgauss_pld import alone_epsilon, certify, set_epsilon
+from dprelease.accounting.mechanisms import gaussian_moe, gaussian_sigma
 from dprelease.accounting.shares import fit_exactly, too_small_message
 from dprelease.accounting.targets import ApproxTarget
 from dprelease.errors import BudgetError, quote
@@ -95,8 +101,8 @@ def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> Gaussia
     required = None
     if plan.budget.allocation == "targets":
         needed = [math.sqrt(sens.l2_squared / u) for u in fixed.values()]
-        need = gaussian_epsilon(needed, target.delta, sens.l2) if needed else 0.0
-        required = Guarantee(epsilon=need, delta=target.delta, composition="gaussian")
+        need = set_epsilon(needed, sens, target.delta) if needed else 0.0
+        required = Guarantee(epsilon=need, delta=target.delta, composition="pld")
         if need > target.epsilon:
             raise BudgetError(
                 f"Budget too small for the targets: they need epsilon ≥ {need:.6g} at delta "
@@ -117,11 +123,11 @@ def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> Gaussia
     if spent > room:  # only locks or targets can ask for more than there is
         raise BudgetError(too_small_message(plan))
     check_within(spent, room, "gaussian sensitivity")
-    epsilon = min(gaussian_epsilon(list(sigmas), target.delta, sens.l2), target.epsilon)
-    total = Guarantee(epsilon=epsilon, delta=target.delta, composition="gaussian")
-    return GaussianSet(sigmas, total, required)
+    found = certify(sigmas, sens, target.epsilon, target.delta)
+    total = Guarantee(epsilon=found.epsilon, delta=target.delta, composition=found.method)
+    return GaussianSet(found.sigmas, total, required)
 
 
 def table_epsilon(sigma: float, sens: Sensitivity, delta: float) -> float:
-    """What one table's Gaussian alone guarantees at δ (the ε a lock of it would keep)."""
-    return gaussian_epsilon([sigma], delta, sens.l2)
+    """What one table's discrete Gaussian alone is certified for at δ."""
+    return alone_epsilon(sigma, sens, delta)

@@ -11,8 +11,9 @@ The composed guarantee:
 
 - pure: ε = Σ ε_A, exact;
 - zcdp: ρ = Σ ρ_A, exact, converted once by the CKS bound;
-- approx: the measurements are one Gaussian mechanism of L2 sensitivity √(Σ Δ₂²/σ_A²);
-  its ε at δ is computed with the analytic Gaussian (never by adding per-table ε and δ).
+- approx: the measurements are discrete Gaussians whose σ_A the analytic Gaussian of L2
+  sensitivity √(Σ Δ₂²/σ_A²) shaped, times the least factor their PLD certifies at (ε, δ)
+  (`approx_noise`, `dgauss_pld`); never a sum of per-table ε and δ.
 """
 
 from __future__ import annotations
@@ -29,10 +30,7 @@ from dprelease.accounting.composition import (
     zcdp_guarantee,
     zcdp_to_epsilon,
 )
-from dprelease.accounting.mechanisms import (
-    gaussian_epsilon,
-    laplace_epsilon,
-)
+from dprelease.accounting.mechanisms import laplace_epsilon
 from dprelease.accounting.targets import ApproxTarget, PureTarget, Target, ZcdpTarget
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
@@ -58,8 +56,13 @@ def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy:
             plan.schema, tables, sens, "zcdp", epsilon, target.delta, kind, rho=target.rho
         )
     if isinstance(target, ApproxTarget):
-        return select_strategy(
-            plan.schema, tables, sens, "approx", target.epsilon, target.delta, kind
+        from dprelease.accounting.approx_noise import certified_strategy
+
+        return certified_strategy(
+            select_strategy(
+                plan.schema, tables, sens, "approx", target.epsilon, target.delta, kind
+            ),
+            sens,
         )
     raise InternalError("the strategy has no advanced-composition accountant")
 
@@ -144,13 +147,13 @@ def _guarantee(
         check_within(exact_sum(rhos), Fraction(target.rho), "rho")
         return zcdp_guarantee(rhos, target.delta, target.cks_order)
     if isinstance(target, ApproxTarget):
-        sens = measurements[0].sensitivity
-        # Both are valid bounds: the strategy fitted Σ Δ₂²/σ_A² exactly within 1/σ*², σ* the
-        # analytic-Gaussian σ at the target (ε, δ); the direct ε of the composed σ may be lower.
-        epsilon = gaussian_epsilon([m.noise.scale for m in measurements], target.delta, sens.l2)
-        return Guarantee(
-            epsilon=min(epsilon, target.epsilon), delta=target.delta, composition="gaussian"
-        )
+        from dprelease.accounting.dgauss_pld import certify
+
+        sigmas = [m.noise.scale for m in measurements]
+        found = certify(sigmas, measurements[0].sensitivity, target.epsilon, target.delta)
+        if found.sigmas != tuple(sigmas):  # the strategy's σ's were certified already
+            raise InternalError("approx measurements drawn with uncertified noise")
+        return Guarantee(epsilon=found.epsilon, delta=target.delta, composition=found.method)
     raise InternalError("the strategy has no advanced-composition accountant")
 
 

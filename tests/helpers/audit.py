@@ -180,12 +180,30 @@ def claim_of(table: TableBudget) -> Claim:
         epsilons = np.append(grid, table.epsilon)
         deltas = np.append(gdp_delta(mu, grid), table.delta) + PROFILE_SLACK
         return Claim(epsilons, deltas, f"μ-GDP, μ = {mu:.4g} (from ε, δ)")
-    if table.rho is None:
-        raise InternalError(f"table '{table.name}' has no rho")
+    if table.rho is None:  # approx: the discrete Gaussian's certified PLD profile
+        return _certified_claim(table)
     sigma = math.sqrt(sens.l2_squared / (2 * table.rho))
     grid = np.linspace(0.0, 2 * table.rho + 8 * math.sqrt(2 * table.rho), 400)
     deltas = discrete_gaussian_profile(sigma, neighbouring_shift(sens), grid) + PROFILE_SLACK
     return Claim(grid, deltas, f"discrete Gaussian profile, σ = {sigma:.4g} (from ρ)")
+
+
+def _certified_claim(table: TableBudget) -> Claim:
+    """Under approx a table's discrete Gaussian promises the δ(ε) its PLD certificate states
+    (`dgauss_pld.pld_delta`; the zCDP profile of its σ for units of several rows)."""
+    from dprelease.accounting.dgauss_pld import pld_delta, shift_pattern
+
+    sens, sigma = table.sensitivity, table.noise.scale
+    if table.epsilon is None or table.delta is None:
+        raise InternalError(f"table '{table.name}' has no (epsilon, delta)")
+    rho = sens.l2_squared / (2 * sigma**2)
+    grid = np.linspace(0.0, 2 * rho + 8 * math.sqrt(2 * rho), 400)
+    if shift_pattern(sens) is None:
+        deltas = discrete_gaussian_profile(sigma, neighbouring_shift(sens), grid)
+    else:
+        deltas = np.array([pld_delta([sigma], sens, float(e)) for e in grid])
+    grid, deltas = np.append(grid, table.epsilon), np.append(deltas, table.delta)
+    return Claim(grid, deltas + PROFILE_SLACK, f"certified discrete Gaussian PLD, σ = {sigma:.4g}")
 
 
 # --- the audit -----------------------------------------------------------------------------

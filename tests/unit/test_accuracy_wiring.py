@@ -100,7 +100,7 @@ def test_approx_is_one_gaussian_mechanism_checked_by_an_independent_calibration(
     k = len(TABLES)
     basic = gaussian_sigma(1.0 / k, 1e-10 / k, 1.0)
     assert max(t.noise.std for t in listed.tables) < basic / 2
-    assert listed.total.composition == "gaussian" and listed.total.epsilon <= 1.0
+    assert listed.total.composition == "pld" and listed.total.epsilon <= 1.0
 
 
 def test_explicit_accountant_with_workload_strategy_keeps_the_listed_numbers():
