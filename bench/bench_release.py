@@ -6,6 +6,8 @@ the benchmark workload plan, then runs, interleaved and several times each,
   B: python bench/floor_release.py CSV
 each as a whole process (interpreter start to exit), and prints medians and the ratio A/B
 measured side by side. Usage: python bench/bench_release.py [--runs 7] [--rows 100000 1000000]
+[--budget pure|defaults] (the workload's pure, equal budget, or the budget's defaults:
+accounting and strategy auto; see bench/workload.py).
 """
 
 from __future__ import annotations
@@ -25,17 +27,18 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from workload import workload_plan_dict  # noqa: E402
+from workload import BUDGETS, workload_plan_dict  # noqa: E402
 
 from dprelease.sample.generator import write_sample  # noqa: E402
 
 
-def prepare(rows: int, out: Path) -> tuple[Path, Path]:
+def prepare(rows: int, out: Path, budget: str) -> tuple[Path, Path]:
     data = out / f"sample_{rows}.csv"
     if not data.exists():
         write_sample(data, rows, seed=1)
-    plan = out / f"workload_{rows}.plan.json"
-    plan.write_text(json.dumps(workload_plan_dict(data.name)))
+    suffix = "" if budget == "pure" else f"_{budget}"
+    plan = out / f"workload_{rows}{suffix}.plan.json"
+    plan.write_text(json.dumps(workload_plan_dict(data.name, budget)))
     return data, plan
 
 
@@ -49,13 +52,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--budget", choices=sorted(BUDGETS), default="pure")
     args = parser.parse_args()
     out = HERE / "out"
     out.mkdir(exist_ok=True)
     print("| rows | dprelease release (median s) | floor (median s) | ratio (median of paired) |")
     print("|---:|---:|---:|---:|")
     for rows in args.rows:
-        data, plan = prepare(rows, out)
+        data, plan = prepare(rows, out, args.budget)
         scratch = Path(tempfile.mkdtemp())
         release_times, floor_times, ratios = [], [], []
         floor = [sys.executable, str(HERE / "floor_release.py"), str(data)]

@@ -63,6 +63,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
+    background      work on another thread while a small data file is read (the allocation)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)
 - strategy/       measurement strategy (no data): the plan's domain and marginals, the exact

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from dprelease.data.count import EncodedData, TrueCounts
     from dprelease.data.engines import CountResult
     from dprelease.plan.model import Plan
+    from dprelease.release.background import Background
     from dprelease.release.draw import Release
     from dprelease.release.publish import Account
     from dprelease.release.statistics import Counter
@@ -156,34 +157,20 @@ def run_plan(args: argparse.Namespace) -> int:
 
 def run_release(args: argparse.Namespace) -> int:
     from dprelease.accounting.allocation import allocate
-    from dprelease.release.draw import draw_release
-    from dprelease.release.export import check_output_path, write_release
-    from dprelease.release.noise import warm_up
+    from dprelease.release.background import Background, small_local_file
+    from dprelease.release.export import check_output_path
 
     plan = _load_plan(args)
-    allocation = allocate(plan)  # a budget problem is reported before the data are read
-    out = check_output_path(args.out)  # before the data are read or any noise is drawn
-    source = _data_source(plan, args.data)
-    # OpenDP takes a while to import; let it load on the other core while the data are read.
-    threading.Thread(target=warm_up, daemon=True).start()
-    if args.ledger is None and args.cap is not None:
-        from dprelease.errors import BudgetError
-
-        raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
-    if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
-        from dprelease.stats.command import release_with_statistics
-
-        release, encoded, account = release_with_statistics(args, source, plan, allocation, out)
-    # One pass counts the tables and, with a ledger, fingerprints every record for its key.
-    elif args.ledger is None:
-        encoded = _count(args, source, plan)
-        release = draw_release(plan, encoded.counts, allocation)
-        write_release(release, out)
-        account = None
-    else:
-        encoded = _count(args, source, plan, fingerprint=True)
-        account = _ledger_account(args, source, plan, allocation, _records_key(encoded))
-        release = _charged_release(args, account, plan, encoded.counts, allocation, out)
+    # The allocation (a second under accounting and strategy auto) runs while a small file is
+    # read; before anything larger is read, so that a budget problem is reported first.
+    location = args.data or (plan.data if plan.data and "://" in plan.data else plan.data_path)
+    allocating = Background(lambda: allocate(plan), overlap=small_local_file(location))
+    try:
+        out = check_output_path(args.out)  # before the data are read or any noise is drawn
+        release, encoded, account, allocation = _release(args, plan, allocating, out)
+    except Exception:
+        allocating.result()  # a budget problem is the error to report, as it was read first
+        raise
     if encoded is not None:
         _print_data_report(encoded, plan)  # after success, so that an error stays one line
     if account is not None:
@@ -197,6 +184,39 @@ def run_release(args: argparse.Namespace) -> int:
         for step in release.steps_skipped:
             print(f"note: post-processing step '{step}' cannot hold with consistency; skipped.")
     return 0
+
+
+def _release(
+    args: argparse.Namespace, plan: Plan, allocating: Background[Allocation], out: Path
+) -> tuple[Release, EncodedData | CountResult | None, Account | None, Allocation]:
+    """Count, draw and write the release of `run_release` (the allocation from `allocating`)."""
+    from dprelease.release.draw import draw_release
+    from dprelease.release.export import write_release
+    from dprelease.release.noise import warm_up
+
+    source = _data_source(plan, args.data)
+    # OpenDP takes a while to import; let it load on the other core while the data are read.
+    threading.Thread(target=warm_up, daemon=True).start()
+    if args.ledger is None and args.cap is not None:
+        from dprelease.errors import BudgetError
+
+        raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
+    if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
+        from dprelease.stats.command import release_with_statistics
+
+        allocation = allocating.result()
+        release, encoded, account = release_with_statistics(args, source, plan, allocation, out)
+        return release, encoded, account, allocation
+    # One pass counts the tables and, with a ledger, fingerprints every record for its key.
+    encoded = _count(args, source, plan, fingerprint=args.ledger is not None)
+    allocation = allocating.result()
+    if args.ledger is None:
+        release = draw_release(plan, encoded.counts, allocation)
+        write_release(release, out)
+        return release, encoded, None, allocation
+    account = _ledger_account(args, source, plan, allocation, _records_key(encoded))
+    release = _charged_release(args, account, plan, encoded.counts, allocation, out)
+    return release, encoded, account, allocation
 
 
 def _records_key(counted: CountResult) -> str:

@@ -4,8 +4,9 @@ The raw error is known exactly: each measurement's noise, or under `strategy: au
 least-squares estimate's exact variance (`TableBudget.expected_rmse`); so is the error after
 consistency alone on derived tables (it is that same estimate). Non-negativity, clamping and
 rounding add bias, mostly upward on small cells, and have no simple formula, so we simulate.
-A plausible truth is built from the noisy measurements alone (their
-consistent, non-negative, whole-number estimate); fresh noise with each table's known
+A plausible truth is built from the noisy measurements alone (their non-negative,
+whole-number estimate; consistent across tables only when the release is consistent or its
+tables are derived, see `plausible_truth`); fresh noise with each table's known
 distribution is added to it, the same post-processing is run, and the errors of the raw
 simulated measurements and of the post-processed tables against that truth are averaged over
 cells and simulations. Everything used is public (measurements, noise distributions, plan),
@@ -25,7 +26,14 @@ import numpy as np
 from dprelease.accounting.allocation import Allocation
 from dprelease.plan.model import Plan, Postprocess
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
-from dprelease.postprocess.pipeline import consistent_pipeline, postprocess, problem_of
+from dprelease.postprocess.pipeline import (
+    Problem,
+    clamp,
+    consistent_pipeline,
+    postprocess,
+    problem_of,
+    round_to_integers,
+)
 from dprelease.release.noise import preview_noise
 
 DEFAULT_SIMULATIONS = 20
@@ -89,6 +97,37 @@ def _exact(
     }
 
 
+def plausible_truth(
+    plan: Plan,
+    allocation: Allocation,
+    noisy_measurements: dict[str, np.ndarray],
+    settings: Postprocess,
+) -> tuple[dict[str, np.ndarray], Problem | None]:
+    """A non-negative, whole-number truth per measurement, from the measurements alone.
+
+    When the tables are post-processed together (``consistent``, or tables derived from
+    measurements by least squares), the truth must be consistent too: the measurements'
+    consistent pipeline (`TRUTH_SETTINGS`), and its `Problem` is returned for the simulations.
+    Otherwise every table is post-processed on its own, cell by cell, so its simulated error
+    depends on its own truth only: each measurement clipped at 0 and rounded (max(0, y)
+    rounded half to even), with no least squares and no controlled rounding (no scipy).
+    """
+    measured = allocation.measurements
+    if not settings.consistent and not allocation.derived:
+        truth = {
+            m.name: round_to_integers(clamp(noisy_measurements[m.name].astype(np.float64), 0, None))
+            for m in measured
+        }
+        return truth, None
+    problem = problem_of(
+        plan.schema,
+        [(m.name, m.spec.by) for m in measured],
+        noisy_measurements,
+        {m.name: m.noise.variance for m in measured},
+    )
+    return consistent_pipeline(problem, TRUTH_SETTINGS).released_counts, problem
+
+
 def accuracy_after_postprocessing(
     plan: Plan,
     allocation: Allocation,
@@ -111,14 +150,7 @@ def accuracy_after_postprocessing(
         return exact
     generator = rng or np.random.default_rng()
     measured = allocation.measurements
-    # a plausible truth from the measurements alone: consistent, non-negative, whole
-    problem = problem_of(
-        plan.schema,
-        [(m.name, m.spec.by) for m in measured],
-        noisy_measurements,
-        {m.name: m.noise.variance for m in measured},
-    )
-    truth_measured = consistent_pipeline(problem, TRUTH_SETTINGS).released_counts
+    truth_measured, problem = plausible_truth(plan, allocation, noisy_measurements, settings)
     derived = MeasurementSet(plan, allocation) if allocation.derived else None
     truth = derived.estimate(truth_measured) if derived is not None else truth_measured
     names = [t.name for t in allocation.tables]
@@ -137,7 +169,7 @@ def accuracy_after_postprocessing(
         if derived is not None:
             estimates = derived.estimate(simulated)
             released = derived_postprocess(plan, allocation, estimates, settings, generator)
-        elif settings.consistent:
+        elif problem is not None:
             values = np.concatenate([simulated[m.name].astype(np.float64) for m in measured])
             released = consistent_pipeline(replace(problem, measured=values), settings)
         else:
