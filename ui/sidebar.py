@@ -83,8 +83,10 @@ def _plan_figures(ws: Workspace) -> None:
 
 
 def redraw_plan_figures(ws: Workspace) -> None:
-    """After a fragment changed the plan: keep it on the server (as `app.py` does after a full
-    run) and redraw the sidebar's slot, which the last full run drew."""
+    """At the end of the Budget page's fragment: keep the plan on the server (as `app.py` does
+    after a full run) and redraw the sidebar's slot. It is redrawn on every run of the
+    fragment, the full run's too: Streamlit shows a fragment's writes to an outside container
+    only if the fragment wrote there in the full run."""
     keep_plan(ws)
     if ws.memo.plan_slot is not None:
         _plan_figures(ws)
