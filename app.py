@@ -25,8 +25,8 @@ ws = workspace()
 start_session(ws)
 page = st.navigation(PAGES)
 resume_offer(ws)
-browser_guard(ws)
 budget_meter()
+browser_guard(ws)
 try:
     page.run()
 finally:  # also after a page's st.stop() or st.rerun(): the plan is kept as it now is
