@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dprelease.accounting.allocation import Allocation
+from dprelease.plan.model import Plan
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table, measurement_rows
 from ui.budget_tabs import budget_tabs
@@ -37,8 +39,22 @@ def what_if(ws: Workspace) -> None:
 
 
 def _inputs_and_results(ws: Workspace) -> None:
-    budget_inputs(ws)
+    # The inputs are drawn above the total but sent after it: each message leaves the server
+    # only when the script thread hands over the GIL (up to 5 ms a message while it computes),
+    # so the total, sent first, reaches the browser before the 20 messages of the inputs.
+    # (Their callbacks have already run: the plan read below is the new one.)
+    inputs = st.container()
     plan, allocation, problem = current_allocation(ws)
+    try:
+        _results(ws, plan, allocation, problem)
+    finally:
+        with inputs:
+            budget_inputs(ws)
+
+
+def _results(
+    ws: Workspace, plan: Plan | None, allocation: Allocation | None, problem: str | None
+) -> None:
     if problem:
         st.error(md_lines(problem))
     if plan is None or allocation is None:
