@@ -45,11 +45,9 @@ def _inputs_and_results(ws: Workspace) -> None:
     # (Their callbacks have already run: the plan read below is the new one.)
     inputs = st.container()
     plan, allocation, problem = current_allocation(ws)
-    try:
-        _results(ws, plan, allocation, problem)
-    finally:
-        with inputs:
-            budget_inputs(ws)
+    _results(ws, plan, allocation, problem)  # an st.rerun() in it (a lock) skips the rest
+    with inputs:
+        budget_inputs(ws)
 
 
 def _results(
