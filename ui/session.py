@@ -132,14 +132,19 @@ def unreleased(ws: Workspace) -> bool:
 
 
 def browser_guard(ws: Workspace) -> None:
-    """The token in the URL, and script in the page itself: the token's cookie, and the
-    `beforeunload` prompt while the plan is unreleased. The snippet changes only when the
-    flag does, so it runs again then."""
-    if st.query_params.get(TOKEN_PARAM) != ws.token:  # a page switch clears the URL's query
+    """The token in the URL (a page switch clears the URL's query). The page's own script,
+    the cookie and the `beforeunload` prompt, is `guard_script`: the sidebar draws it beside
+    the budget figures, so a fragment that changes the plan redraws it too."""
+    if st.query_params.get(TOKEN_PARAM) != ws.token:
         st.query_params[TOKEN_PARAM] = ws.token
+
+
+def guard_script(ws: Workspace) -> None:
+    """Script in the page itself: the token's cookie, and the `beforeunload` prompt while the
+    plan is unreleased. The snippet changes only when the flag does, so it runs again then."""
     flag = json.dumps(unreleased(ws))
     token = json.dumps(ws.token)  # a URL-safe token: letters, digits, '-' and '_'
-    st.sidebar.html(
+    st.html(
         "<script>"
         f"document.cookie = '{COOKIE}=' + {token} + '; path=/; max-age={COOKIE_DAYS * 86400}; "
         "SameSite=Strict';"

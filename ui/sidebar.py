@@ -1,5 +1,9 @@
 """The sidebar of every page: the budget meter (total, allocated, spent, left) and the rows
-the plan's tables leave out of the data (confidential, for the data holder's screen only)."""
+the plan's tables leave out of the data (confidential, for the data holder's screen only).
+
+What follows from the plan alone (its total, the allocated ε, the page's leave guard) sits in
+one slot that the Budget page's what-if fragment redraws (`redraw_plan_figures`): a fragment
+rerun runs neither `app.py` nor this meter."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from ui.markdown import md
+from ui.session import guard_script, keep_plan
 from ui.state import (
     Workspace,
     coverage,
@@ -23,7 +28,6 @@ def _fmt(value: float | None) -> str:
 
 def budget_meter() -> None:
     ws = workspace()
-    _, allocation, _ = current_allocation(ws)
     with st.sidebar:
         st.markdown("### Privacy budget")
         if ws.upload is None:
@@ -31,15 +35,8 @@ def budget_meter() -> None:
         else:
             source = "bundled sample" if ws.upload.is_sample else "your upload"
             st.caption(f"Data: **{md(ws.upload.name)}** ({source})")
-        total = ws.plan.get("budget", {}).get("epsilon")  # shown even while the plan is unfinished
-        allocated = allocation.total.epsilon if allocation is not None else None
-        first, second = st.columns(2)
-        first.metric("Total ε (plan)", _fmt(total), help="The budget the plan asks for.")
-        second.metric(
-            "Allocated ε", _fmt(allocated), help="What the tables compose to under the accountant."
-        )
-        if ws.memo.store_error:
-            st.warning(md(ws.memo.store_error))
+        ws.memo.plan_slot = st.empty()
+        _plan_figures(ws)
         if ws.upload is None:
             return
         _coverage_line(ws)
@@ -67,6 +64,32 @@ def budget_meter() -> None:
                 min(1.0, balance.spent_epsilon / balance.cap_epsilon),
                 text=f"{balance.spent_epsilon:.3g} of the lifetime cap {balance.cap_epsilon:.3g}",
             )
+
+
+def _plan_figures(ws: Workspace) -> None:
+    """The plan's total and what it allocates, why it could not be kept, and the guard."""
+    _, allocation, _ = current_allocation(ws)
+    total = ws.plan.get("budget", {}).get("epsilon")  # shown even while the plan is unfinished
+    allocated = allocation.total.epsilon if allocation is not None else None
+    with ws.memo.plan_slot.container():
+        first, second = st.columns(2)
+        first.metric("Total ε (plan)", _fmt(total), help="The budget the plan asks for.")
+        second.metric(
+            "Allocated ε", _fmt(allocated), help="What the tables compose to under the accountant."
+        )
+        if ws.memo.store_error:
+            st.warning(md(ws.memo.store_error))
+        guard_script(ws)
+
+
+def redraw_plan_figures(ws: Workspace) -> None:
+    """At the end of the Budget page's fragment: keep the plan on the server (as `app.py` does
+    after a full run) and redraw the sidebar's slot. It is redrawn on every run of the
+    fragment, the full run's too: Streamlit shows a fragment's writes to an outside container
+    only if the fragment wrote there in the full run."""
+    keep_plan(ws)
+    if ws.memo.plan_slot is not None:
+        _plan_figures(ws)
 
 
 def _coverage_line(ws: Workspace) -> None:

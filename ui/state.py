@@ -81,7 +81,8 @@ _Checked = tuple[Plan | None, Allocation | None, str | None]
 class Memo:
     """Derived values kept between reruns, each written by the one place named beside it."""
 
-    checked: tuple[str, _Checked] | None = None  # `current_plan`: plan text → parsed, allocated
+    # `current_plan`: the last few plans' SHA-256 → parsed, allocated (public; oldest first)
+    checked: dict[str, _Checked] = field(default_factory=dict)
     records_key: tuple[str, str] | None = None  # `records_key`: (upload SHA-256, records key)
     curve: tuple[str, MoeCurve] | None = None  # Budget page: (plan text, MoE against ε)
     editing_column: str | None = None  # column editor: the expander kept open while edited
@@ -101,6 +102,7 @@ class Memo:
     typed_columns: list[str] = field(default_factory=list)  # Data page: names typed, no data
     quick_columns: list[str] = field(default_factory=list)  # Tables page: the quick-add choice
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
+    plan_slot: Any = None  # `ui/sidebar.py`: the sidebar's slot for the plan's figures (this run's)
 
 
 @dataclass
@@ -229,15 +231,23 @@ def current_allocation(ws: Workspace) -> tuple[Plan | None, Allocation | None, s
     return _checked(ws)
 
 
+RECENT_PLANS = 8  # plans whose allocation a session keeps: an ε what-if back is instant
+
+
 def _checked(ws: Workspace) -> _Checked:
     """The plan parsed and allocated, remembered for the plan's exact text: the sidebar and the
-    page both ask on every run, and the allocation's accountant search is not free."""
-    text = plan_key(ws)
-    remembered = ws.memo.checked
-    if remembered is not None and remembered[0] == text:
-        return remembered[1]
+    page both ask on every run, the allocation's accountant search is not free, and a what-if
+    often goes back to a total tried a moment ago. Plans and allocations are public; they are
+    kept in this session's workspace only."""
+    text = hashlib.sha256(plan_key(ws).encode()).hexdigest()  # not 8 copies of a long plan
+    recent = ws.memo.checked
+    if text in recent:
+        recent[text] = recent.pop(text)  # the most recent last
+        return recent[text]
     result = _parse_and_allocate(ws.plan)
-    ws.memo.checked = (text, result)
+    recent[text] = result
+    while len(recent) > RECENT_PLANS:
+        del recent[next(iter(recent))]
     return result
 
 

@@ -18,6 +18,7 @@ from dprelease.plan.edit import set_budget
 from dprelease.plan.yaml_text import plan_yaml
 from helpers.app import (
     ROOT,
+    budget_tab,
     declare_small_csv,
     go,
     keyed,
@@ -128,7 +129,7 @@ def test_accounting_switch_reallocates_with_laplace_noise():
 
 
 def test_scenarios_are_saved_and_compared():
-    app = go(open_app(), "pages/budget.py")
+    app = budget_tab(go(open_app(), "pages/budget.py"), "Scenarios")
     app.text_input(key="scenario_name").set_value("baseline").run()
     app.button(key="save_scenario").click().run()
     app.text_input(key="epsilon_box").set_value("4").run()

@@ -17,6 +17,7 @@ from dprelease.plan.yaml_text import plan_yaml
 from helpers.app import (
     ROOT,
     SMALL_CSV,
+    budget_tab,
     declare_small_csv,
     go,
     keyed,
@@ -339,7 +340,7 @@ def test_quick_add_columns_are_kept_between_visits():
 
 
 def test_an_epsilon_what_if_reuses_the_margin_of_error_curve():
-    app = go(open_app(), "pages/budget.py")
+    app = budget_tab(go(open_app(), "pages/budget.py"), "Margin of error vs ε")
     first = workspace(app).memo.curve
     assert first is not None and first[1].current == 1.0
     app.text_input(key="epsilon_box").set_value("1.5").run()

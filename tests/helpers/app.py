@@ -32,6 +32,14 @@ def go(app: AppTest, page: str) -> AppTest:
     return app
 
 
+def budget_tab(app: AppTest, title: str) -> AppTest:
+    """Open a tab of the Budget page (they run lazily: only the open tab is drawn)."""
+    app.session_state["budget_tab"] = title
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
 def workspace(app: AppTest):
     return app.session_state["workspace"]
 

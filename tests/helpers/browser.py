@@ -107,6 +107,36 @@ def wait_idle(page, timeout: float = 60_000) -> None:
     page.wait_for_timeout(200)
 
 
+class RunWatch:
+    """The runs the server finished for one page, read from its websocket (`script_finished`
+    messages): a full run, or a fragment's. A fragment rerun shows no status widget, so
+    `wait_idle` cannot see it end; `wait_for_run` can. Create it before `page.goto`."""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.statuses: list[str] = []  # each finished run's status, in order
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
+
+    def _frame(self, payload: str | bytes) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if isinstance(payload, str):
+            return
+        message = ForwardMsg()
+        message.ParseFromString(payload)
+        if message.WhichOneof("type") == "script_finished":
+            self.statuses.append(ForwardMsg.ScriptFinishedStatus.Name(message.script_finished))
+
+    def wait_for_run(self, after: int, timeout: float = 60) -> str:
+        """Wait until more than `after` runs have finished; the status of run number `after`."""
+        deadline = time.monotonic() + timeout
+        while len(self.statuses) <= after:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the server finished no run in time")
+            self.page.wait_for_timeout(10)  # Playwright delivers the frames while it waits
+        return self.statuses[after]
+
+
 def go(page, title: str) -> None:
     """Switch page with the sidebar's navigation and wait for the page to be drawn."""
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title).click()
