@@ -42,7 +42,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from dprelease.accounting.composition import epsilon_to_zcdp, round_up, zcdp_to_epsilon
-from dprelease.errors import InternalError
+from dprelease.errors import BudgetError, InternalError
 from dprelease.plan.table_spec import Sensitivity
 
 PLD_MIN_DELTA = 1e-12  # below this the float convolution is not trusted: zCDP instead
@@ -51,6 +51,11 @@ _ABSOLUTE_SLACK = 1e-15  # truncated mass and convolution rounding
 _RELATIVE_SLACK = 1e-4
 _GRID = 1e-3  # value_discretization_interval of the PLDs (connect-the-dots, pessimistic)
 _TOLERANCE = 2e-6  # the factor is the least to within this (relative)
+# dp_accounting lays a discrete Gaussian's PLD over ±11.6σ integers (0.5 s at σ = 2e4),
+# built again at every step of the factor's search: beyond this σ (a loose target asking for
+# vast noise, a budget of ε ≈ 0.001) that takes minutes and gigabytes, so the zCDP bound
+# certifies instead (rigorous; more noise than the PLD would need)
+_PLD_MAX_SIGMA = 2e4
 
 Method = Literal["pld", "zcdp"]
 
@@ -135,8 +140,9 @@ def _rho(sigmas: Sequence[float], sens: Sensitivity) -> Fraction:
     return sum((Fraction(sens.l2_squared) / (2 * Fraction(s) ** 2) for s in sigmas), Fraction(0))
 
 
-def _scaled(sigmas: tuple[float, ...], factor: float) -> tuple[float, ...]:
-    return tuple(s * factor for s in sigmas)
+def _scaled(sigmas: tuple[float, ...], factor: float, fixed: tuple[bool, ...]) -> tuple[float, ...]:
+    """Every σ times the factor, except the fixed ones (locks and targets keep their noise)."""
+    return tuple(s if keep else s * factor for s, keep in zip(sigmas, fixed, strict=True))
 
 
 def _least_factor(excess: Callable[[float], float]) -> float:
@@ -150,7 +156,10 @@ def _least_factor(excess: Callable[[float], float]) -> float:
     while f_high > 0:
         low, f_low, high = high, f_high, 1 + 2 * (high - 1)
         if high > 1e6:
-            raise InternalError("no noise factor certifies this budget")
+            raise BudgetError(
+                "The locked tables and targets leave the other tables no budget that can be "
+                "certified; raise budget.epsilon or loosen them."
+            )
         f_high = excess(high)
     side = 0
     while high - low > _TOLERANCE * low:
@@ -169,23 +178,53 @@ def _least_factor(excess: Callable[[float], float]) -> float:
 
 
 def _zcdp_certificate(
-    sigmas: tuple[float, ...], sens: Sensitivity, epsilon: float, delta: float
+    sigmas: tuple[float, ...],
+    sens: Sensitivity,
+    epsilon: float,
+    delta: float,
+    fixed: tuple[bool, ...],
 ) -> Certificate:
     rho_max = Fraction(epsilon_to_zcdp(epsilon, delta)[0])
-    factor = _least_factor(lambda c: float(_rho(_scaled(sigmas, c), sens) - rho_max))
-    scaled = _scaled(sigmas, factor)
-    stated = min(zcdp_to_epsilon(round_up(_rho(scaled, sens)), delta)[0], epsilon)
+    factor = _least_factor(lambda c: float(_rho(_scaled(sigmas, c, fixed), sens) - rho_max))
+    scaled = _scaled(sigmas, factor, fixed)
+    try:
+        stated = min(zcdp_to_epsilon(round_up(_rho(scaled, sens)), delta)[0], epsilon)
+    except BudgetError:  # a vanishing ρ at a large δ converts to no positive ε: ρ ≤ ρ(ε) holds
+        stated = epsilon
     return Certificate(scaled, factor, stated, delta, "zcdp")
+
+
+def _uses_zcdp(sigmas: Sequence[float], sens: Sensitivity, delta: float) -> bool:
+    return shift_pattern(sens) is None or delta < PLD_MIN_DELTA or max(sigmas) > _PLD_MAX_SIGMA
 
 
 @functools.lru_cache(maxsize=256)
 def _certify(
-    sigmas: tuple[float, ...], sens: Sensitivity, epsilon: float, delta: float
+    sigmas: tuple[float, ...],
+    sens: Sensitivity,
+    epsilon: float,
+    delta: float,
+    fixed: tuple[bool, ...],
 ) -> Certificate:
-    if shift_pattern(sens) is None or delta < PLD_MIN_DELTA:
-        return _zcdp_certificate(sigmas, sens, epsilon, delta)
-    factor = _least_factor(lambda c: math.log(pld_delta(_scaled(sigmas, c), sens, epsilon) / delta))
-    scaled = _scaled(sigmas, factor)
+    if all(fixed):  # nothing to scale: the fixed noise holds or the budget is too small
+        if not holds(sigmas, sens, epsilon, delta):
+            raise BudgetError(
+                f"The locked tables and targets need more than epsilon = {epsilon:g} at delta "
+                f"{delta:g}; raise budget.epsilon or loosen them."
+            )
+        return Certificate(
+            sigmas,
+            1.0,
+            min(set_epsilon(sigmas, sens, delta), epsilon),
+            delta,
+            "zcdp" if _uses_zcdp(sigmas, sens, delta) else "pld",
+        )
+    if _uses_zcdp(sigmas, sens, delta):
+        return _zcdp_certificate(sigmas, sens, epsilon, delta, fixed)
+    factor = _least_factor(
+        lambda c: math.log(pld_delta(_scaled(sigmas, c, fixed), sens, epsilon) / delta)
+    )
+    scaled = _scaled(sigmas, factor, fixed)
     if pld_delta(scaled, sens, epsilon) > delta:  # the σ's drawn with, checked once more
         raise InternalError("the discrete Gaussian certificate does not hold")
     stated = min(pld_epsilon(scaled, sens, delta), epsilon)
@@ -193,26 +232,34 @@ def _certify(
 
 
 def certify(
-    sigmas: Sequence[float], sens: Sensitivity, epsilon: float, delta: float
+    sigmas: Sequence[float],
+    sens: Sensitivity,
+    epsilon: float,
+    delta: float,
+    fixed: Sequence[bool] | None = None,
 ) -> Certificate:
     """The σ's (the allocation's times the least common factor ≥ 1) whose discrete Gaussians
-    together are certified (ε, δ)-DP, and the ε they are certified for at δ."""
+    together are certified (ε, δ)-DP, and the ε they are certified for at δ.
+
+    `fixed` marks σ's that keep their value (a lock's, or the largest that meets a target):
+    only the others are scaled, so a target's margin of error is still met."""
     if not sigmas:
         raise InternalError("a certificate needs at least one measurement")
-    return _certify(tuple(sigmas), sens, epsilon, delta)
+    keep = tuple(fixed) if fixed is not None else (False,) * len(sigmas)
+    return _certify(tuple(sigmas), sens, epsilon, delta, keep)
 
 
 def holds(sigmas: Sequence[float], sens: Sensitivity, epsilon: float, delta: float) -> bool:
     """Whether discrete Gaussians with exactly these σ's are certified (ε, δ)-DP (the check a
     release runs before drawing), by the same bound `certify` uses."""
-    if shift_pattern(sens) is None or delta < PLD_MIN_DELTA:
+    if _uses_zcdp(sigmas, sens, delta):
         return _rho(sigmas, sens) <= Fraction(epsilon_to_zcdp(epsilon, delta)[0])
     return pld_delta(sigmas, sens, epsilon) <= delta
 
 
 def set_epsilon(sigmas: Sequence[float], sens: Sensitivity, delta: float) -> float:
     """What discrete Gaussians with these σ's together are certified for at δ (the least ε)."""
-    if shift_pattern(sens) is None or delta < PLD_MIN_DELTA:
+    if _uses_zcdp(sigmas, sens, delta):
         return zcdp_to_epsilon(round_up(_rho(sigmas, sens)), delta)[0]
     return pld_epsilon(sigmas, sens, delta)
 

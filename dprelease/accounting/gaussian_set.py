@@ -16,7 +16,8 @@ is a single room R = 1/σ*², σ* the analytic-Gaussian σ of sensitivity 1 at t
 The noise drawn is the discrete Gaussian: the σ_i above (the analytic Gaussian's, which is a
 theorem about continuous noise only) are multiplied by the least common factor c ≥ 1 for which
 the PLD of the discrete Gaussians certifies (ε, δ) (`dgauss_pld.certify`; c is 1 or a fraction
-of a percent above). Locks and targets are scaled with the rest (their noise grows by c too).
+of a percent above). Locks and targets keep their σ (a target's is the largest whose discrete
+margin of error meets it); only the other tables' σ's are scaled.
 
 Each table reports ε_i: what its discrete Gaussian alone is certified for at the plan's δ;
 the release's ε is that of the certified set.
@@ -29,9 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dprelease.accounting.bisection import threshold
 from dprelease.accounting.composition import Guarantee, check_within
 from dprelease.accounting.dgauss_pld import alone_epsilon, certify, set_epsilon
 from dprelease.accounting.mechanisms import gaussian_moe, gaussian_sigma
+from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_moe
 from dprelease.accounting.shares import fit_exactly, too_small_message
 from dprelease.accounting.targets import ApproxTarget
 from dprelease.errors import BudgetError, quote
@@ -62,7 +65,13 @@ def _target_sigma(plan: Plan, spec: TableSpec) -> float:
     if target is None:
         raise BudgetError(f"Table {quote(spec.name)} has no target.")
     alpha = target.alpha((1 - plan.budget.confidence) * (1 - 1e-9), spec.cells(plan.schema))
-    return target.goal / gaussian_moe(1.0, alpha)
+    goal = target.goal
+    # the noise drawn is the discrete Gaussian, whose margin is a whole number: search it
+    continuous = goal / gaussian_moe(1.0, alpha)
+    low, _ = threshold(lambda s: discrete_gaussian_moe(s, alpha) > goal, 0.0, 2 * continuous)
+    if low <= 0:
+        raise BudgetError(f"Table {quote(spec.name)}: its target is below one count; loosen it.")
+    return low
 
 
 def _fixed_shares(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> dict[int, float]:
@@ -123,7 +132,8 @@ def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> Gaussia
     if spent > room:  # only locks or targets can ask for more than there is
         raise BudgetError(too_small_message(plan))
     check_within(spent, room, "gaussian sensitivity")
-    found = certify(sigmas, sens, target.epsilon, target.delta)
+    keep = [i in fixed for i in range(len(sigmas))]  # locks and targets keep their noise
+    found = certify(sigmas, sens, target.epsilon, target.delta, keep)
     total = Guarantee(epsilon=found.epsilon, delta=target.delta, composition=found.method)
     return GaussianSet(found.sigmas, total, required)
 

@@ -163,6 +163,21 @@ def compare_accountants(allocation: Allocation, delta: float) -> list[Accountant
                 "tight: Gaussians compose to one Gaussian",
             )
         )
+    elif allocation.accounting == "approx" and all(
+        t.noise.mechanism == "discrete_gaussian" for t in tables
+    ):
+        # approx draws the discrete Gaussian: its PLD is what the release is certified by
+        # (dp-accounting is already loaded for approx; zcdp plans do not pay its import here)
+        from dprelease.accounting.dgauss_pld import set_epsilon
+
+        rows.append(
+            AccountantBound(
+                "discrete Gaussian (PLD)",
+                set_epsilon([t.noise.scale for t in tables], tables[0].sensitivity, delta),
+                delta,
+                "what approx certifies: the discrete Gaussians' own privacy loss",
+            )
+        )
     return rows
 
 

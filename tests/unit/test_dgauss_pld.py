@@ -21,6 +21,7 @@ from dprelease.accounting.dgauss_pld import (
     shift_pattern,
 )
 from dprelease.accounting.mechanisms import gaussian_sigma
+from dprelease.errors import BudgetError
 from dprelease.plan.parse import parse_plan
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.draw import draw_release
@@ -153,3 +154,28 @@ def test_an_approx_release_writes_integers_and_names_the_discrete_gaussian(tmp_p
         if name.startswith("measurements/"):
             rows = body.decode().splitlines()[1:]
             assert all(float(r.split(",")[-2]).is_integer() for r in rows)
+
+
+def test_fixed_sigmas_keep_their_value_and_the_rest_is_scaled():
+    """A lock's or a target's σ is kept (its margin of error stays met); the others grow."""
+    sigmas = (8.0, 6.0, 6.0)
+    assert not holds(sigmas, ROW, 1.0, 1e-6)
+    free = certify(sigmas, ROW, 1.0, 1e-6)
+    kept = certify(sigmas, ROW, 1.0, 1e-6, fixed=(True, False, False))
+    assert kept.sigmas[0] == 8.0
+    assert kept.sigmas[1] == kept.sigmas[2] >= free.sigmas[1] > 6.0
+    assert holds(kept.sigmas, ROW, 1.0, 1e-6)
+    assert not holds((8.0, kept.sigmas[1] * 0.99, kept.sigmas[2] * 0.99), ROW, 1.0, 1e-6)
+
+
+def test_fixed_sigmas_that_need_more_than_the_budget_are_refused():
+    with pytest.raises(BudgetError, match=r"raise budget\.epsilon"):
+        certify((1.0, 1.0), ROW, 0.5, 1e-6, fixed=(True, True))
+    with pytest.raises(BudgetError, match=r"raise budget\.epsilon"):
+        certify((1.0, 5.0), ROW, 0.5, 1e-6, fixed=(True, False))
+
+
+def test_vast_noise_is_certified_by_zcdp_without_laying_out_its_pld():
+    """A loose target can ask for σ ~ 1e9; dp_accounting would lay out 1e10 integers."""
+    found = certify((1e9, 5.0), ROW, 1.0, 1e-8)  # above _PLD_MAX_SIGMA
+    assert found.method == "zcdp" and holds(found.sigmas, ROW, 1.0, 1e-8)
