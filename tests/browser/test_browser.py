@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import (
+    BROWSER_TEST,
     choose_kind,
-    chromium_path,
     column_expander,
     create_and_download_release,
     file_input,
@@ -25,10 +25,7 @@ from helpers.browser import (
 )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium package"),
-]
+pytestmark = BROWSER_TEST
 SURVEY = "sex,age,region\n" + "".join(
     f"{'F' if i % 3 else 'M'},{(i * 7) % 90},{['north', 'south', 'east'][i % 3]}\n"
     for i in range(300)

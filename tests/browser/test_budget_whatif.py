@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.browser import RunWatch, chromium_path, go, wait_idle
+from helpers.browser import BROWSER_TEST, RunWatch, go, wait_idle
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium package"),
-]
+pytestmark = BROWSER_TEST
 
 
 def sidebar_metrics(page) -> dict[str, str]:

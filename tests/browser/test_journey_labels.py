@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import (
+    BROWSER_TEST,
     CHROMIUM_FLAGS,
     choose_kind,
     chromium_path,
+    coded_census_csv,
     column_expander,
     create_and_download_release,
     go,
@@ -28,14 +30,7 @@ from helpers.browser import (
 )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium package"),
-]
-STATES = ["01", "06", "08"]
-CODED = "STATE,SEX,ESR\n" + "".join(
-    f"{STATES[i % 3]},{1 + i % 2},{'N' if i % 5 == 0 else 1 + i % 3 % 2}\n" for i in range(600)
-)
+pytestmark = BROWSER_TEST
 STATE_BOOK = "code,label\n01,Alabama\n06,California\n08,Colorado\n"
 ESR_BOOK = "value,description\n1,Employed\n2,Unemployed\nN,Not applicable (under 16)\n"
 
@@ -54,7 +49,7 @@ def rows_of(archive: zipfile.ZipFile, name: str) -> list[list[str]]:
 
 
 def test_codebook_labels_from_upload_to_released_csvs(tmp_path):
-    (tmp_path / "coded.csv").write_text(CODED, encoding="utf-8")
+    (tmp_path / "coded.csv").write_text(coded_census_csv(esr_codes=2), encoding="utf-8")
     (tmp_path / "states.csv").write_text(STATE_BOOK, encoding="utf-8")
     (tmp_path / "esr.csv").write_text(ESR_BOOK, encoding="utf-8")
     with (

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from helpers.browser import (
+    BROWSER_TEST,
+    STATES,
     choose_kind,
-    chromium_path,
+    coded_census_csv,
     column_expander,
     create_release,
     download,
@@ -23,21 +25,9 @@ from helpers.browser import (
 )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium package"),
-]
+pytestmark = BROWSER_TEST
 
-STATES = ["01", "06", "08"]
 CODEBOOK = "STATE,label\n01,Alabama\n06,California\n08,Colorado\n"
-
-
-def coded_file(rows: int = 600) -> str:
-    """Census-style codes: STATE with leading zeros, SEX 1/2, ESR with 'N' (not applicable)."""
-    lines = ["STATE,SEX,ESR"]
-    for i in range(rows):
-        lines.append(f"{STATES[i % 3]},{1 + i % 2},{'N' if i % 5 == 0 else 1 + i % 3}")
-    return "\n".join(lines) + "\n"
 
 
 def apply_domain(page, name: str, values: str | None = None, codebook: Path | None = None):
@@ -60,7 +50,7 @@ def upload_data(page, path: Path) -> None:
 
 def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, browser, tmp_path):
     data = tmp_path / "persons.csv"
-    data.write_text(coded_file(), encoding="utf-8")
+    data.write_text(coded_census_csv(), encoding="utf-8")
     codebook = tmp_path / "state_codebook.csv"
     codebook.write_text(CODEBOOK, encoding="utf-8")
 

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -28,14 +30,32 @@ CHROMIUM_FLAGS = [
 ]
 
 
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+# every browser test module: `pytestmark = BROWSER_TEST`
+BROWSER_TEST = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_path() is None, reason="needs Debian's chromium package"),
+]
+STATES = ["01", "06", "08"]
+
+
+def coded_census_csv(rows: int = 600, esr_codes: int = 3) -> str:
+    """Census-style codes: STATE with leading zeros, SEX 1/2, ESR 1…`esr_codes` with 'N'
+    (not applicable) on every fifth row."""
+    lines = ["STATE,SEX,ESR"]
+    for i in range(rows):
+        esr = "N" if i % 5 == 0 else str(1 + i % 3 % esr_codes)
+        lines.append(f"{STATES[i % 3]},{1 + i % 2},{esr}")
+    return "\n".join(lines) + "\n"
+
+
 def file_input(key: str) -> str:
     """The CSS selector of the file input of the uploader with this widget key. Never pick an
     uploader by position: while a page is still rendering, the first one found can be another."""
     return f'.st-key-{key} [data-testid="stFileUploaderDropzoneInput"]'
-
-
-def chromium_path() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _free_port() -> int:
