@@ -21,6 +21,7 @@ from helpers.browser import (
     file_input,
     go,
     shoot,
+    type_epsilon,
     wait_idle,
 )
 
@@ -86,9 +87,7 @@ def test_whole_journey_from_upload_to_downloaded_release(server, browser, tmp_pa
     shoot(page, "2-tables")
 
     go(page, "3 · Budget")
-    box = page.locator('input[aria-label="ε (exact)"]')
-    box.fill("2")
-    box.press("Enter")
+    type_epsilon(page, "2")
     wait_idle(page)
     page.get_by_text("The whole release is ε = 2").wait_for()
     shoot(page, "3-budget")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.browser import BROWSER_TEST, RunWatch, go, wait_idle
+from helpers.browser import BROWSER_TEST, EPSILON_BOX, RunWatch, go, type_epsilon, wait_idle
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = BROWSER_TEST
@@ -34,9 +34,7 @@ def test_a_what_if_reruns_only_the_fragment_and_the_sidebar_guard_and_store_foll
     assert page.evaluate("window.dpreleaseUnreleased") is False  # the sample, untouched
 
     before = len(runs.statuses)
-    box = page.locator('input[aria-label="ε (exact)"]')
-    box.fill("2.5")
-    box.press("Enter")
+    type_epsilon(page, "2.5")
     page.get_by_text("The whole release is ε = 2.5").wait_for()
     runs.wait_for_run(before)
     assert runs.statuses[before:] == ["FINISHED_FRAGMENT_RUN_SUCCESSFULLY"]  # app.py never ran
@@ -68,5 +66,5 @@ def test_a_what_if_reruns_only_the_fragment_and_the_sidebar_guard_and_store_foll
     page.locator(".st-key-resume_plan").get_by_role("button").click()
     wait_idle(page)
     go(page, "3 · Budget")
-    playwright_api.expect(page.locator('input[aria-label="ε (exact)"]')).to_have_value("2.5")
+    playwright_api.expect(page.locator(EPSILON_BOX)).to_have_value("2.5")
     context.close()

@@ -13,6 +13,7 @@ import pytest
 
 from helpers.browser import (
     BROWSER_TEST,
+    EPSILON_BOX,
     STATES,
     choose_kind,
     coded_census_csv,
@@ -21,6 +22,7 @@ from helpers.browser import (
     download,
     file_input,
     go,
+    type_epsilon,
     wait_idle,
 )
 
@@ -72,9 +74,7 @@ def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, 
     wait_idle(page)
     page.get_by_text("3 tables").first.wait_for()
     go(page, "3 · Budget")
-    box = page.locator('input[aria-label="ε (exact)"]')
-    box.fill("2")
-    box.press("Enter")
+    type_epsilon(page, "2")
     wait_idle(page)
     # the run that applies ε = 2 (and keeps the plan) has finished before the reload
     page.get_by_text("The whole release is ε = 2").wait_for()
@@ -102,7 +102,7 @@ def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, 
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "persons.csv" in sidebar and "Rows left out of some table: 0" in sidebar
     go(page, "3 · Budget")
-    assert page.locator('input[aria-label="ε (exact)"]').input_value() == "2"
+    assert page.locator(EPSILON_BOX).input_value() == "2"
 
     # --- two releases; the first stays downloadable
     go(page, "5 · Release")

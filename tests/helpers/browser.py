@@ -52,6 +52,16 @@ def coded_census_csv(rows: int = 600, esr_codes: int = 3) -> str:
     return "\n".join(lines) + "\n"
 
 
+EPSILON_BOX = 'input[aria-label="ε (exact)"]'  # the Budget page's exact ε
+
+
+def type_epsilon(page, value: str) -> None:
+    """Type a total ε into the Budget page's exact box and press Enter (a what-if)."""
+    box = page.locator(EPSILON_BOX)
+    box.fill(value)
+    box.press("Enter")
+
+
 def file_input(key: str) -> str:
     """The CSS selector of the file input of the uploader with this widget key. Never pick an
     uploader by position: while a page is still rendering, the first one found can be another."""
