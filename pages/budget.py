@@ -14,6 +14,7 @@ from dprelease.plan.model import Plan
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table, measurement_rows
 from ui.budget_tabs import budget_tabs
+from ui.delivery import ship_now
 from ui.epsilon_risk import epsilon_risk
 from ui.markdown import md, md_lines
 from ui.sidebar import redraw_plan_figures
@@ -66,6 +67,7 @@ def _results(
     if total.rho is not None:
         summary += f" (ρ = {total.rho:.4g} under zCDP)"
     st.markdown(summary + f", composed by {total.composition} composition.")
+    ship_now()  # the total is what a what-if waits for: to the browser before the table
     epsilon_risk(total.epsilon, total.delta)
     if allocation.accountant_choice is not None:
         st.info(md(f"accounting: auto — {allocation.accountant_choice.summary()}"))

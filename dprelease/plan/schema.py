@@ -7,10 +7,12 @@ values into codes 0..size-1 of its domain, with -1 for a row that is left out.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -337,6 +339,17 @@ class Schema:
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
 
+    @cached_property
+    def key(self) -> str:
+        """A digest equal for equal schemas (the columns hold dicts, so the schema itself is
+        not hashable): the key of caches of what follows from the schema alone. A short
+        string, so that a cache look-up does not hash thousands of codes each time."""
+        value = tuple(
+            (type(c).__name__, *(_hashable(getattr(c, f.name)) for f in fields(c)))
+            for c in self.columns
+        )
+        return hashlib.sha256(repr(value).encode()).hexdigest()
+
     def __getitem__(self, name: str) -> Column:
         for column in self.columns:
             if column.name == name:
@@ -347,3 +360,12 @@ class Schema:
 
     def __contains__(self, name: object) -> bool:
         return any(c.name == name for c in self.columns)
+
+
+def _hashable(value: object) -> object:
+    """Mappings as sorted item tuples, sequences as tuples: equal values, equal keys."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), _hashable(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value

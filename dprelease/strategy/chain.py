@@ -49,7 +49,7 @@ class ChainSolver:
     """Exact traces, per-node variances and their gradients for one hierarchy attribute."""
 
     attribute: Attribute
-    _up: list[sparse.csr_matrix] = field(init=False, repr=False)  # children → parent sums
+    _sums: list[sparse.csr_matrix] = field(init=False, repr=False)  # parent ← children sums
     _parent: list[np.ndarray] = field(init=False, repr=False)
     _counts: np.ndarray = field(init=False, repr=False)  # leaves per level-1 group
 
@@ -64,7 +64,8 @@ class ChainSolver:
                     shape=(parent.size, width),
                 )
             )
-        object.__setattr__(self, "_up", up)
+        # transposed once here: the optimiser sums children into parents ~1000 times
+        object.__setattr__(self, "_sums", [matrix.T.tocsr() for matrix in up])
         object.__setattr__(self, "_parent", parents)
         counts = np.bincount(parents[0], minlength=self.attribute.level_size(1))
         object.__setattr__(self, "_counts", counts.astype(np.float64))
@@ -93,8 +94,8 @@ class ChainSolver:
                 child = s[-1]
                 fin = np.where(np.isfinite(child), child, 0.0)
                 inf = (~np.isfinite(child)).astype(np.float64)
-                fin_sum = (self._up[level - 1].T @ fin.T).T
-                inf_count = (self._up[level - 1].T @ inf.T).T
+                fin_sum = (self._sums[level - 1] @ fin.T).T
+                inf_count = (self._sums[level - 1] @ inf.T).T
                 total = np.where(inf_count > 0, np.inf, fin_sum)
                 s.append(1 / (1 / total + beta[:, level : level + 1]))
                 finite_sum.append(fin_sum)
@@ -144,9 +145,10 @@ class ChainSolver:
         with np.errstate(invalid="ignore"):
             values = np.where(mu > 0, mu * traces, 0.0).sum(axis=2)
         grads = np.zeros((rows, levels))
-        for level in range(levels):
-            width = step[:, level] + (beta[:, level] - down[:, level])
-            grads[:, level] = (values[1 + 2 * level] - values[2 + 2 * level]) / width
+        with np.errstate(invalid="ignore", divide="ignore"):  # inf − inf: not estimable, → 0
+            for level in range(levels):
+                width = step[:, level] + (beta[:, level] - down[:, level])
+                grads[:, level] = (values[1 + 2 * level] - values[2 + 2 * level]) / width
         return values[0], np.where(np.isfinite(grads), grads, 0.0)
 
     def cell_variances(self, beta: np.ndarray, level: int) -> np.ndarray:

@@ -13,8 +13,10 @@ Built from the plan's schema and the tables' `by` only: public, no data.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
@@ -54,9 +56,11 @@ class Attribute:
 
     def level_size(self, level: int) -> int:
         """Number of groups (cells) at a level: size, …, 1 for summed out."""
-        if level == self.total_level:
-            return 1
-        return max(self.groups[level]) + 1
+        return self._level_sizes[level]
+
+    @cached_property
+    def _level_sizes(self) -> tuple[int, ...]:  # asked thousands of times per allocation
+        return (*(max(groups) + 1 for groups in self.groups), 1)
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,27 @@ def build_domain(schema: Schema, bys: Sequence[Sequence[str]]) -> Domain:
 
     A chain may not branch among the used columns (county → state and puma → state both used):
     the product-domain model cannot express two children of one parent, so that is refused.
+    Cached per schema and table set: an allocation asks six times (three accountants, each
+    against the tables as listed), and a what-if on ε asks again.
     """
+    key = (schema.key, tuple(tuple(by) for by in bys))
+    with _DOMAINS_LOCK:  # the dashboard's sessions allocate on threads of their own
+        domain = _DOMAINS.pop(key, None)
+    if domain is None:
+        domain = _build_domain(schema, bys)
+    with _DOMAINS_LOCK:
+        _DOMAINS[key] = domain  # the most recent last
+        while len(_DOMAINS) > 32:
+            del _DOMAINS[next(iter(_DOMAINS))]
+    return domain
+
+
+# public structure only (columns, domains, hierarchy), never data
+_DOMAINS: dict[tuple[object, ...], Domain] = {}
+_DOMAINS_LOCK = threading.Lock()
+
+
+def _build_domain(schema: Schema, bys: Sequence[Sequence[str]]) -> Domain:
     used: set[str] = set()
     for by in bys:
         for name in by:

@@ -41,7 +41,7 @@ from dprelease.errors import BudgetError, PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
-from dprelease.strategy.optimise import epsilon_shape, precision_shape
+from dprelease.strategy.optimise import epsilon_shape, precision_shape, sparsest_epsilon_shape
 from dprelease.strategy.residual import ErrorModel
 
 StrategyAccounting = Literal["pure", "zcdp", "approx"]
@@ -160,7 +160,8 @@ def _laplace_free_shape(
     starts = [np.sqrt(gaussian), _start(model, w)]
     shapes = [epsilon_shape(model, w, 1, 1.0, s, exact=False) for s in starts]
     values = [model.objective(x**2, w)[0] for x in shapes]
-    return tuple(float(x) for x in shapes[int(np.argmin(values))])
+    best = sparsest_epsilon_shape(model, w, shapes[int(np.argmin(values))])
+    return tuple(float(x) for x in best)
 
 
 @lru_cache(maxsize=256)
