@@ -46,6 +46,7 @@ from dprelease.strategy.residual import ErrorModel
 
 StrategyAccounting = Literal["pure", "zcdp", "approx"]
 StrategyKind = Literal["auto", "workload"]
+_NEGLIGIBLE = 1e-9  # of the largest share
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,10 @@ def select_strategy(
         shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
     else:
         shape = _gaussian_shape(domain, workload, weights, kind)
-    used = [j for j, q in enumerate(shape) if q > 0]
+    # a share this small buys nothing and its noise (1/share) would overflow the estimates;
+    # leaving it unspent costs at most 1e-9 of the budget
+    floor = _NEGLIGIBLE * max(shape)
+    used = [j for j, q in enumerate(shape) if q > floor]
     shares, noises, total_rho = _noises(
         accounting, [shape[j] for j in used], sens, epsilon, delta, rho
     )

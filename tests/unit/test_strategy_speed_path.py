@@ -74,3 +74,17 @@ def test_domain_is_kept_per_schema_and_table_set() -> None:
     other = parse_plan(changed)
     assert other.schema.key != plan.schema.key
     assert build_domain(other.schema, bys) != build_domain(plan.schema, bys)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 1.7, 3.0, 10.0])
+def test_sample_plan_measures_nothing_with_a_vanishing_share(epsilon: float) -> None:
+    # With the polish skipped (b > 2), a share the updates had shrunk to 1e-125 of ε was once
+    # measured, with noise of 1e125 that broke the release's consistency step.
+    from dataclasses import replace
+
+    from dprelease.accounting.allocation import allocate
+
+    plan = load_plan(PLAN)
+    plan = replace(plan, budget=replace(plan.budget, epsilon=epsilon))
+    shares = [m.epsilon for m in allocate(plan).measurements]
+    assert all(s is not None and s >= 1e-3 * max(s for s in shares if s) for s in shares)
