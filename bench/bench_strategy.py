@@ -31,7 +31,13 @@ PLAN = Path(__file__).resolve().parent.parent / "data" / "census_sample.plan.yam
 
 
 def clear_caches() -> None:
-    for name in ("_model", "_gaussian_shape", "_laplace_free_shape", "_laplace_shape"):
+    for name in (
+        "_model",
+        "_model_over",
+        "_gaussian_shape",
+        "_laplace_free_shape",
+        "_laplace_shape",
+    ):
         getattr(select_module, name).cache_clear()
 
 

@@ -32,6 +32,7 @@ from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn, Schema
 from dprelease.plan.table_spec import Unit
+from dprelease.strategy.counted import counted_tables
 
 __all__ = [
     "ColumnReport",
@@ -259,7 +260,7 @@ def count(encoded: EncodedData, plan: Plan) -> TrueCounts:
     left_out = _left_out_masks(encoded, plan, rows)
     counter = _CellCounter(rows)
     counts: dict[str, np.ndarray] = {}
-    for spec in plan.tables:
+    for spec in counted_tables(plan):
         if not spec.by:
             table_counts = np.array([rows], dtype=np.int64)
         else:

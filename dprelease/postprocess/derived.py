@@ -34,6 +34,7 @@ from dprelease.postprocess.pipeline import (
 )
 from dprelease.postprocess.subtables import Workload, cell_map, determines
 from dprelease.postprocess.top_down import fix_top_down, grand_total
+from dprelease.strategy.counted import counted_tables
 
 TOTAL = "__grand_total__"  # the pinned grand total when no published table is one
 
@@ -68,14 +69,18 @@ class MeasurementSet:
             best = min(found, key=lambda i: measured[i].cells)
             self.sources[spec.name] = (best, cell_map(schema, measured[best].spec.by, spec.by))
 
-    def true_measurements(self, published: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Each measurement's true counts, summed from a published table that determines it."""
+    def true_measurements(self, counted: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Each measurement's true counts, summed from a counted table that determines it: a
+        published one, or for a union of two tables, the union itself (`counted_tables`)."""
         schema = self.plan.schema
+        tables = counted_tables(self.plan)
         out = {}
         for m in self.allocation.measurements:
-            spec = next(s for s in self.plan.tables if determines(schema, s.by, m.spec.by))
+            spec = next((s for s in tables if determines(schema, s.by, m.spec.by)), None)
+            if spec is None or spec.name not in counted:
+                raise InternalError(f"measurement '{m.name}' was not counted from the data")
             mapping = cell_map(schema, spec.by, m.spec.by)
-            summed = marginalise(published[spec.name], mapping, m.cells)
+            summed = marginalise(counted[spec.name], mapping, m.cells)
             out[m.name] = np.rint(summed).astype(np.int64)
         return out
 

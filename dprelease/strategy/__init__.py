@@ -4,9 +4,11 @@
   and its tables as marginals.
 - `residual`: the exact expected error of least-squares reconstruction (residual basis).
 - `chain`: the hierarchy attribute's information matrix, inverted exactly on its tree.
-- `optimise`: the budget split (multiplicative updates; SLSQP under pure DP).
+- `optimise`: the budget split (multiplicative updates, and a drop search under pure DP).
+- `merge`: under pure DP, unions of two measured marginals where one beats its two parts.
 - `select`: `select_strategy`, the public entry point; cached per table set.
 - `accountant`: `choose_accountant` for `accounting: auto`.
+- `counted`: what a release counts from the data (the tables and those unions).
 - `topdown`: non-negative whole tables that keep their parents' sums (post-processing).
 
 Public names are re-exported lazily (imported on first use).

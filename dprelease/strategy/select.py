@@ -4,7 +4,8 @@
 
 - strategy "workload" measures the tables as listed (each distinct marginal once);
 - strategy "auto" may also measure anything the tables determine (the downward closure of
-  the workload: coarser tables, totals, hierarchy levels) and drops what gets no budget.
+  the workload: coarser tables, totals, hierarchy levels) and drops what gets no budget;
+  under pure DP also the union of two measured marginals where it beats them (`merge`).
 
 In both, the budget is split to minimise Σ_B w_B err_B of the least-squares estimates
 (`residual.ErrorModel`), then rounded so that the exact sum never exceeds the total:
@@ -41,6 +42,7 @@ from dprelease.errors import BudgetError, PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
+from dprelease.strategy.merge import merged_epsilon_shape
 from dprelease.strategy.optimise import epsilon_shape, precision_shape, sparsest_epsilon_shape
 from dprelease.strategy.residual import ErrorModel
 
@@ -123,6 +125,13 @@ class Strategy:
 def _model(domain: Domain, workload: tuple[Marginal, ...], kind: StrategyKind) -> ErrorModel:
     distinct = tuple(dict.fromkeys(workload))
     candidates = downward_closure(domain, distinct) if kind == "auto" else distinct
+    return _model_over(domain, workload, candidates)
+
+
+@lru_cache(maxsize=64)
+def _model_over(
+    domain: Domain, workload: tuple[Marginal, ...], candidates: tuple[Marginal, ...]
+) -> ErrorModel:
     return ErrorModel(domain, workload, candidates)
 
 
@@ -153,8 +162,9 @@ def _gaussian_shape(
 @lru_cache(maxsize=64)
 def _laplace_free_shape(
     domain: Domain, workload: tuple[Marginal, ...], weights: tuple[float, ...], kind: StrategyKind
-) -> tuple[float, ...]:
-    """ε shares for continuous Laplace noise (variance 2Δ²/ε²): scale-free, cached per set."""
+) -> tuple[tuple[Marginal, ...], tuple[float, ...]]:
+    """Candidates and their ε shares for continuous Laplace noise (variance 2Δ²/ε²):
+    scale-free, cached per table set. `auto` may add unions of two measured marginals."""
     model = _model(domain, workload, kind)
     w = np.asarray(weights)
     gaussian = np.asarray(_gaussian_shape(domain, workload, weights, kind))
@@ -162,7 +172,10 @@ def _laplace_free_shape(
     shapes = [epsilon_shape(model, w, 1, 1.0, s, exact=False) for s in starts]
     values = [model.objective(x**2, w)[0] for x in shapes]
     best = sparsest_epsilon_shape(model, w, shapes[int(np.argmin(values))])
-    return tuple(float(x) for x in best)
+    candidates = model.candidates
+    if kind == "auto":
+        candidates, best = merged_epsilon_shape(domain, workload, w, candidates, best)
+    return candidates, tuple(float(x) for x in best)
 
 
 @lru_cache(maxsize=256)
@@ -173,21 +186,22 @@ def _laplace_shape(
     kind: StrategyKind,
     l1: int,
     epsilon: float,
-) -> tuple[float, ...]:
-    """ε shares under pure DP: the scale-free Laplace optimum, polished with the exact
-    discrete-Laplace variance where some scale is small enough for the two to differ."""
-    model = _model(domain, workload, kind)
+) -> tuple[tuple[Marginal, ...], tuple[float, ...]]:
+    """Candidates and ε shares under pure DP: the scale-free Laplace optimum, polished with
+    the exact discrete-Laplace variance where some scale is small enough for the two to differ."""
+    candidates, free = _laplace_free_shape(domain, workload, weights, kind)
+    model = _model_over(domain, workload, candidates)
     w = np.asarray(weights)
-    rough = np.asarray(_laplace_free_shape(domain, workload, weights, kind))
+    rough = np.asarray(free)
     # The polish buys second-order gains from the DL variance falling below 2b² (by ~1/12b²):
     # measured on the sample plan, a workload MSE lower by 1e-6 at b = 2.6, 5e-5 at b = 1.04,
     # 6e-4 at b = 0.5. Above b = 2 (under 1e-5) it is not worth its ms in every ε what-if.
     if l1 / (epsilon * rough.max()) > 2:
-        return tuple(float(x) for x in rough)
+        return candidates, free
     polished = epsilon_shape(model, w, l1, epsilon, rough, exact=True)
     if _pure_value(model, w, l1, epsilon, polished) <= _pure_value(model, w, l1, epsilon, rough):
-        return tuple(float(x) for x in polished)
-    return tuple(float(x) for x in rough)
+        return candidates, tuple(float(x) for x in polished)
+    return candidates, free
 
 
 def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np.ndarray) -> float:
@@ -257,21 +271,12 @@ def select_strategy(
     Under zcdp the total ρ is `rho` when given, else ρ(ε, δ) by the CKS bound."""
     if not tables:
         raise PlanError("The plan has no tables to measure.")
-    domain = build_domain(schema, [t.by for t in tables])
-    workload = tuple(domain.marginal_of(t.by) for t in tables)
-    top = max(t.weight for t in tables)
-    if top <= 0:
-        raise PlanError("Every table has weight 0; give at least one a weight above 0.")
-    # per-cell MSE, weighted (as `allocation: optimal` does): a big table does not starve
-    # the small ones
-    weights = tuple(
-        max(t.weight, 1e-6 * top) / domain.marginal_cells(m)
-        for t, m in zip(tables, workload, strict=True)
-    )
-    model = _model(domain, workload, kind)
+    domain, workload, weights = _workload(schema, tables)
     if accounting == "pure":
-        shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
+        candidates, shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
+        model = _model_over(domain, workload, candidates)
     else:
+        model = _model(domain, workload, kind)
         shape = _gaussian_shape(domain, workload, weights, kind)
     # a share this small buys nothing and its noise (1/share) would overflow the estimates;
     # leaving it unspent costs at most 1e-9 of the budget
@@ -325,6 +330,38 @@ def select_strategy(
         if listed.workload_error < strategy.workload_error:
             return replace(listed, kind="auto")
     return strategy
+
+
+def _workload(
+    schema: Schema, tables: Sequence[WorkloadTable]
+) -> tuple[Domain, tuple[Marginal, ...], tuple[float, ...]]:
+    """The domain, the tables as marginals, and their objective weights."""
+    domain = build_domain(schema, [t.by for t in tables])
+    workload = tuple(domain.marginal_of(t.by) for t in tables)
+    top = max(t.weight for t in tables)
+    if top <= 0:
+        raise PlanError("Every table has weight 0; give at least one a weight above 0.")
+    # per-cell MSE, weighted (as `allocation: optimal` does): a big table does not starve
+    # the small ones
+    weights = tuple(
+        max(t.weight, 1e-6 * top) / domain.marginal_cells(m)
+        for t, m in zip(tables, workload, strict=True)
+    )
+    return domain, workload, weights
+
+
+def pure_unions(schema: Schema, tables: Sequence[WorkloadTable]) -> tuple[tuple[str, ...], ...]:
+    """The marginals `strategy: auto` may measure under pure DP that no table determines
+    (unions of two tables, `merge`): a release must count them from the data."""
+    if not tables:
+        return ()
+    domain, workload, weights = _workload(schema, tables)
+    candidates, shares = _laplace_free_shape(domain, workload, weights, "auto")
+    return tuple(
+        domain.describe(c)
+        for c, share in zip(candidates, shares, strict=True)
+        if share > 0 and not any(domain.determines(b, c) for b in workload)
+    )
 
 
 def _measurement_name(domain: Domain, marginal: Marginal) -> str:

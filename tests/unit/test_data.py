@@ -21,6 +21,7 @@ from dprelease.data.count import EncodedData, TrueCounts, count, encode, load_da
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_plan
+from dprelease.strategy.counted import counted_tables
 
 SECRET = "SECRET42"  # a record value that must never appear in a message
 
@@ -210,7 +211,7 @@ def reference_counts(rows: list[dict[str, str]], plan: Plan) -> dict[str, list[i
         return None if other is None else str(other)
 
     counts = {}
-    for spec in plan.tables:
+    for spec in counted_tables(plan):  # the tables, and any union strategy: auto measures
         seen = Counter(
             tuple(label(n, row[n]) for n in spec.by)
             for row in rows

@@ -28,6 +28,7 @@ from dprelease.data.engines.result import CountResult, frozen_counts
 from dprelease.data.report import DataReport
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
+from dprelease.strategy.counted import counted_tables
 
 
 def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
@@ -37,7 +38,7 @@ def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
     comes from any set that holds it, so the query groups no more than the tables need.
     """
     sets: dict[frozenset[str], tuple[str, ...]] = {}
-    for spec in plan.tables:
+    for spec in counted_tables(plan):
         if spec.by:
             sets.setdefault(frozenset(spec.by), tuple(spec.by))
     return list(sets.values()) or [()]
@@ -107,7 +108,7 @@ def counts_from_groups(
         )
         reports.append(column_report)
     counts: dict[str, np.ndarray] = {}
-    for spec in plan.tables:
+    for spec in counted_tables(plan):
         if not spec.by:
             counts[spec.name] = np.array([rows_kept], dtype=np.int64)
             continue

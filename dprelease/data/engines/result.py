@@ -13,6 +13,7 @@ import pyarrow as pa
 from dprelease.data.count import TrueCounts
 from dprelease.data.report import DataReport
 from dprelease.plan.model import Plan
+from dprelease.strategy.counted import counted_tables
 
 BatchAccumulator = Callable[[pa.RecordBatch], Any]
 """A callable over every record batch of the data, all columns, as parsed (e.g. a fingerprint)."""
@@ -43,4 +44,4 @@ def frozen_counts(counts: Mapping[str, np.ndarray]) -> TrueCounts:
 
 
 def empty_counts(plan: Plan) -> dict[str, np.ndarray]:
-    return {t.name: np.zeros(t.cells(plan.schema), np.int64) for t in plan.tables}
+    return {t.name: np.zeros(t.cells(plan.schema), np.int64) for t in counted_tables(plan)}
