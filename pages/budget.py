@@ -12,7 +12,7 @@ import streamlit as st
 from dprelease.accounting.allocation import Allocation
 from dprelease.plan.model import Plan
 from ui.budget_inputs import budget_inputs
-from ui.budget_table import budget_table, measurement_rows
+from ui.budget_table import budget_table, measurement_rows, union_note
 from ui.budget_tabs import budget_tabs
 from ui.delivery import ship_now
 from ui.epsilon_risk import epsilon_risk
@@ -73,12 +73,14 @@ def _results(
         st.info(md(f"accounting: auto — {allocation.accountant_choice.summary()}"))
     budget_table(ws, plan, allocation)
     if allocation.derived:
+        count = len(allocation.measurements)
         st.caption(
-            f"strategy: auto measures {len(allocation.measurements)} marginals and derives all "
-            f"{len(allocation.tables)} published tables from them by least squares ('derived' "
-            "tables cost no budget of their own); 'expected RMSE' is each published table's exact "
-            "per-cell error before post-processing. Locks and equal/weighted splits measure the "
-            "tables as listed (strategy: workload)."
+            f"strategy: auto measures {count} marginal{'s' if count != 1 else ''} and derives "
+            f"all {len(allocation.tables)} published tables from them by least squares "
+            "('derived' tables cost no budget of their own); 'expected RMSE' is each published "
+            "table's exact per-cell error before post-processing. Locks and equal/weighted "
+            "splits measure the tables as listed (strategy: workload)."
+            + union_note(plan, allocation)
         )
         with st.expander("What the release measures", expanded=False):
             st.dataframe(measurement_rows(allocation), key="measurement_table", hide_index=True)

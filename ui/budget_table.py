@@ -8,6 +8,7 @@ import streamlit as st
 from dprelease.accounting.allocation import Allocation
 from dprelease.plan.edit import update_table
 from dprelease.plan.model import Plan
+from dprelease.postprocess.subtables import determines
 from ui.state import Workspace
 
 
@@ -99,3 +100,19 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
                 ws.plan, table.name, **{unit: value, "epsilon" if unit == "rho" else "rho": None}
             )
             st.rerun()
+
+
+def union_note(plan: Plan, allocation: Allocation) -> str:
+    """A sentence on the measurements no published table determines (unions, pure DP)."""
+    unions = [
+        m.name
+        for m in allocation.measurements
+        if not any(determines(plan.schema, t.by, m.spec.by) for t in plan.tables)
+    ]
+    if not unions:
+        return ""
+    return (
+        f" {', '.join(unions)} {'is a union' if len(unions) == 1 else 'are unions'} of two "
+        "tables, measured once with both tables' ε: under pure DP that gives both less noise "
+        "than measuring them apart."
+    )
