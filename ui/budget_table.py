@@ -8,7 +8,7 @@ import streamlit as st
 from dprelease.accounting.allocation import Allocation
 from dprelease.plan.edit import update_table
 from dprelease.plan.model import Plan
-from dprelease.postprocess.subtables import determines
+from dprelease.strategy.counted import union_tables
 from ui.state import Workspace
 
 
@@ -104,11 +104,8 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
 
 def union_note(plan: Plan, allocation: Allocation) -> str:
     """A sentence on the measurements no published table determines (unions, pure DP)."""
-    unions = [
-        m.name
-        for m in allocation.measurements
-        if not any(determines(plan.schema, t.by, m.spec.by) for t in plan.tables)
-    ]
+    union_bys = {spec.by for spec in union_tables(plan)}
+    unions = [m.name for m in allocation.measurements if m.spec.by in union_bys]
     if not unions:
         return ""
     return (

@@ -26,7 +26,7 @@ import itertools
 import numpy as np
 
 from dprelease.strategy.domain import Domain, Marginal
-from dprelease.strategy.optimise import epsilon_shape, sparsest_epsilon_shape
+from dprelease.strategy.optimise import epsilon_shape, laplace_value, sparsest_epsilon_shape
 from dprelease.strategy.residual import ErrorModel
 
 _REOPTIMISED = 4  # merges re-optimised per round, the best by their screening value
@@ -37,11 +37,6 @@ _ROUNDS = 12  # each accepted merge removes a measurement: a bound, not a tuning
 def union(a: Marginal, b: Marginal) -> Marginal:
     """The coarsest marginal that determines both: each attribute at the finer level."""
     return tuple(min(x, y) for x, y in zip(a, b, strict=True))
-
-
-def _value(model: ErrorModel, weights: np.ndarray, shape: np.ndarray) -> float:
-    """Continuous-Laplace workload error of ε shares (p ∝ ε², scale-free)."""
-    return model.objective(shape**2, weights)[0]
 
 
 def _unions(
@@ -78,7 +73,7 @@ def merged_epsilon_shape(
     cap = _CAP * max(domain.marginal_cells(m) for m in workload)
     current = list(candidates)
     model = ErrorModel(domain, workload, tuple(current))
-    best, best_value = shape, _value(model, weights, shape)
+    best, best_value = shape, laplace_value(model, weights, shape)
     for _ in range(_ROUNDS):
         unions = _unions(domain, current, best, cap)
         if not unions:
@@ -92,7 +87,7 @@ def merged_epsilon_shape(
             k = trial_candidates.index(merged)
             for i, j in pairs:
                 screened.append(
-                    (_value(trial_model, weights, _moved(padded, [(i, j, k)])), i, j, k)
+                    (laplace_value(trial_model, weights, _moved(padded, [(i, j, k)])), i, j, k)
                 )
         screened.sort(key=lambda entry: entry[0])
         # the best few alone, and every screened improvement that shares no measurement
@@ -109,7 +104,7 @@ def merged_epsilon_shape(
             shares = epsilon_shape(
                 trial_model, weights, 1, 1.0, _moved(padded, merges), exact=False
             )
-            value = _value(trial_model, weights, shares)
+            value = laplace_value(trial_model, weights, shares)
             if value < best_value * (1 - 1e-9) and (winner is None or value < winner[0]):
                 winner = (value, shares)
         if winner is None:
@@ -120,7 +115,7 @@ def merged_epsilon_shape(
         current = [trial_candidates[j] for j in keep]
         best = shares[keep]
         model = ErrorModel(domain, workload, tuple(current))
-        best_value = _value(model, weights, best)
+        best_value = laplace_value(model, weights, best)
     if len(current) > len(candidates):  # a merge can leave a part that no longer pays
         best = sparsest_epsilon_shape(model, weights, best)
     return tuple(current), best

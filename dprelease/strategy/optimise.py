@@ -171,6 +171,11 @@ def epsilon_shape(
     return best
 
 
+def laplace_value(model: ErrorModel, weights: np.ndarray, shares: np.ndarray) -> float:
+    """The workload error of ε shares under continuous Laplace noise (p ∝ ε², scale-free)."""
+    return model.objective(shares**2, weights)[0]
+
+
 def sparsest_epsilon_shape(
     model: ErrorModel, weights: np.ndarray, shape: np.ndarray, passes: int = 3
 ) -> np.ndarray:
@@ -182,10 +187,7 @@ def sparsest_epsilon_shape(
     the measured set finds the better faces (continuous Laplace; scale-free, so done once per
     table set)."""
 
-    def value(x: np.ndarray) -> float:
-        return model.objective(x**2, weights)[0]
-
-    best, best_value = shape, value(shape)
+    best, best_value = shape, laplace_value(model, weights, shape)
     for _ in range(passes):
         improved = False
         for j in np.argsort(np.where(best > 0, best, np.inf)):
@@ -201,7 +203,7 @@ def sparsest_epsilon_shape(
                     np.where(np.arange(best.size) == j, 0.0, best),
                     exact=False,
                 )
-                trial_value = value(trial)
+                trial_value = laplace_value(model, weights, trial)
             if trial_value < best_value * (1 - 1e-9):
                 best, best_value, improved = trial, trial_value, True
         if not improved:

@@ -43,7 +43,12 @@ from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
 from dprelease.strategy.merge import merged_epsilon_shape
-from dprelease.strategy.optimise import epsilon_shape, precision_shape, sparsest_epsilon_shape
+from dprelease.strategy.optimise import (
+    epsilon_shape,
+    laplace_value,
+    precision_shape,
+    sparsest_epsilon_shape,
+)
 from dprelease.strategy.residual import ErrorModel
 
 StrategyAccounting = Literal["pure", "zcdp", "approx"]
@@ -170,7 +175,7 @@ def _laplace_free_shape(
     gaussian = np.asarray(_gaussian_shape(domain, workload, weights, kind))
     starts = [np.sqrt(gaussian), _start(model, w)]
     shapes = [epsilon_shape(model, w, 1, 1.0, s, exact=False) for s in starts]
-    values = [model.objective(x**2, w)[0] for x in shapes]
+    values = [laplace_value(model, w, x) for x in shapes]
     best = sparsest_epsilon_shape(model, w, shapes[int(np.argmin(values))])
     candidates = model.candidates
     if kind == "auto":
