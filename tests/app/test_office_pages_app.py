@@ -68,7 +68,9 @@ def shown_axes(app: AppTest) -> list[str]:
     for chart in app.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
         for trace in spec["data"]:
-            values += [v for axis in ("x", "y") for v in trace.get(axis) or [] if isinstance(v, str)]
+            values += [
+                v for axis in ("x", "y") for v in trace.get(axis) or [] if isinstance(v, str)
+            ]
         values += [note.get("text", "") for note in spec["layout"].get("annotations", [])]
     return values
 
@@ -110,7 +112,9 @@ def test_every_page_works_on_the_office_plan(tmp_path) -> None:
     assert not app.exception and not errors(app), errors(app)
     with zipfile.ZipFile(io.BytesIO(workspace(app).release.zip_bytes)) as archive:
         tables = {
-            name[len("tables/") : -4]: list(csv.DictReader(io.StringIO(archive.read(name).decode())))
+            name[len("tables/") : -4]: list(
+                csv.DictReader(io.StringIO(archive.read(name).decode()))
+            )
             for name in archive.namelist()
             if name.startswith("tables/")
         }
@@ -193,9 +197,10 @@ def test_the_dashboard_release_labels_the_statistic(tmp_path) -> None:
 )
 def test_a_plan_with_bin_labels_loads_and_previews(tmp_path) -> None:
     app = office_app(tmp_path, office_plan())
-    assert workspace(app).plan["columns"]["AGEP"]["labels"] == office_plan()["columns"]["AGEP"][
-        "labels"
-    ]
+    assert (
+        workspace(app).plan["columns"]["AGEP"]["labels"]
+        == office_plan()["columns"]["AGEP"]["labels"]
+    )
     go(app, "pages/preview.py")
     app.button(key="draw_preview").click().run()
     app.selectbox(key="preview_table").set_value("sex_by_age").run()

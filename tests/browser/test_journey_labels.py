@@ -7,11 +7,7 @@ With DPRELEASE_SCREENSHOTS=1 it also renews docs/screenshots/6-labels-*.png.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +20,8 @@ from helpers.browser import (
     column_expander,
     create_and_download_release,
     go,
+    import_codebook,
+    rows_of,
     shoot,
     streamlit_server,
     wait_idle,
@@ -33,19 +31,6 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = BROWSER_TEST
 STATE_BOOK = "code,label\n01,Alabama\n06,California\n08,Colorado\n"
 ESR_BOOK = "value,description\n1,Employed\n2,Unemployed\nN,Not applicable (under 16)\n"
-
-
-def import_codebook(page, name: str, path: Path) -> None:
-    choose_kind(page, name, "categorical")
-    box = column_expander(page, name)
-    box.locator(f'[class*="st-key-codebook_{name}_"] input[type="file"]').set_input_files(str(path))
-    wait_idle(page)
-    box.get_by_role("button", name="Apply domain").click()
-    wait_idle(page)
-
-
-def rows_of(archive: zipfile.ZipFile, name: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(archive.read(name).decode())))
 
 
 def test_codebook_labels_from_upload_to_released_csvs(tmp_path):

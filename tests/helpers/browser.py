@@ -3,6 +3,7 @@ driven by Playwright (Playwright's own browser download does not work on our mac
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 import shutil
@@ -193,6 +194,21 @@ def choose_kind(page, name: str, kind: str) -> None:
     select.fill(kind)
     select.press("Enter")
     wait_idle(page)
+
+
+def import_codebook(page, name: str, path: Path) -> None:
+    """On the Data page: make column `name` categorical from the codebook CSV at `path`."""
+    choose_kind(page, name, "categorical")
+    box = column_expander(page, name)
+    box.locator(f'[class*="st-key-codebook_{name}_"] input[type="file"]').set_input_files(str(path))
+    wait_idle(page)
+    box.get_by_role("button", name="Apply domain").click()
+    wait_idle(page)
+
+
+def rows_of(archive: zipfile.ZipFile, name: str) -> list[list[str]]:
+    """The rows of a CSV file in a release's zip."""
+    return list(csv.reader(io.StringIO(archive.read(name).decode())))
 
 
 def create_release(page) -> bytes:

@@ -94,14 +94,18 @@ def office_rows(rows: int = 3000, seed: int = 24) -> dict[str, list[Any]]:
     puma = household_puma[household]
     age = rng.integers(0, 95, size=rows)
     income = np.round(rng.lognormal(10.4, 0.8, size=rows), -2).astype(int)
-    esr = rng.choice(["1", "2", "3", "4", "5", "6"], size=rows, p=[0.5, 0.03, 0.05, 0.01, 0.01, 0.4])
+    esr = rng.choice(
+        ["1", "2", "3", "4", "5", "6"], size=rows, p=[0.5, 0.03, 0.05, 0.01, 0.01, 0.4]
+    )
     language = rng.choice(LANGUAGES, size=rows, p=[0.5, 0.2, 0.1, 0.08, 0.06, 0.03, 0.02, 0.01])
     return {
         "SERIALNO": [f"2023HU{h:07d}" for h in household.tolist()],
         "STATE": [PUMAS[p][0] for p in puma.tolist()],
         "PUMA": puma.tolist(),
         "SEX": rng.choice(["1", "2"], size=rows).tolist(),
-        "RAC1P": rng.choice(list(RACES), size=rows, p=[0.6, 0.13, 0.02, 0.01, 0.01, 0.07, 0.01, 0.07, 0.08]).tolist(),
+        "RAC1P": rng.choice(
+            list(RACES), size=rows, p=[0.6, 0.13, 0.02, 0.01, 0.01, 0.07, 0.01, 0.07, 0.08]
+        ).tolist(),
         "ESR": ["N" if a < 16 else e for a, e in zip(age.tolist(), esr.tolist(), strict=True)],
         "AGEP": age.tolist(),
         "PINCP": ["N" if a < 15 else i for a, i in zip(age.tolist(), income.tolist(), strict=True)],
@@ -253,3 +257,22 @@ def rows_after_cap(columns: dict[str, list[Any]]) -> int:
     total the release estimates (the cap drops the same number whichever rows it picks)."""
     _, sizes = np.unique(np.array(columns["SERIALNO"]), return_counts=True)
     return int(np.minimum(sizes, MAX_ROWS).sum())
+
+
+FIPS_STATES = dict(
+    line.split(" ", 1)
+    for line in """01 Alabama|02 Alaska|04 Arizona|05 Arkansas|06 California|08 Colorado|09 Connecticut
+|10 Delaware|11 District of Columbia|12 Florida|13 Georgia|15 Hawaii|16 Idaho|17 Illinois
+|18 Indiana|19 Iowa|20 Kansas|21 Kentucky|22 Louisiana|23 Maine|24 Maryland|25 Massachusetts
+|26 Michigan|27 Minnesota|28 Mississippi|29 Missouri|30 Montana|31 Nebraska|32 Nevada
+|33 New Hampshire|34 New Jersey|35 New Mexico|36 New York|37 North Carolina|38 North Dakota
+|39 Ohio|40 Oklahoma|41 Oregon|42 Pennsylvania|44 Rhode Island|45 South Carolina
+|46 South Dakota|47 Tennessee|48 Texas|49 Utah|50 Vermont|51 Virginia|53 Washington
+|54 West Virginia|55 Wisconsin|56 Wyoming""".replace("\n", "").split("|")
+)
+"""The public codebook of the bundled sample's `state` codes (FIPS, leading zeros kept)."""
+
+
+def state_codebook_csv() -> str:
+    """code,label for every FIPS state: the codebook the browser journey imports."""
+    return "code,label\n" + "".join(f"{c},{name}\n" for c, name in FIPS_STATES.items())

@@ -83,7 +83,9 @@ def office(tmp_path_factory: pytest.TempPathFactory) -> Path:
     columns = office_rows()
     for fmt in FORMATS:
         write_data(columns, folder / f"office.{fmt}")
-        write_plan(office_plan(f"office.{fmt}", bin_labels=False), folder / f"office_{fmt}.plan.yaml")
+        write_plan(
+            office_plan(f"office.{fmt}", bin_labels=False), folder / f"office_{fmt}.plan.yaml"
+        )
     return folder
 
 
@@ -179,9 +181,7 @@ def test_plan_json_lists_every_table_the_statistic_and_the_discovery(office: Pat
     assert planned["total"]["epsilon"] <= PLAN["budget"]["epsilon"]
 
 
-@pytest.mark.parametrize(
-    "fmt", ["csv", "parquet", pytest.param("xlsx", marks=XLSX_WITH_ID)]
-)
+@pytest.mark.parametrize("fmt", ["csv", "parquet", pytest.param("xlsx", marks=XLSX_WITH_ID)])
 def test_validate_accepts_the_plan_and_the_data(office: Path, fmt: str) -> None:
     result = run("validate", plan_file(office, fmt))
     assert result.returncode == 0, result.stderr
