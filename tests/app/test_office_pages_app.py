@@ -18,6 +18,7 @@ from collections import defaultdict
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dprelease.plan.yaml_text import plan_yaml
 from helpers.app import budget_tab, go, keyed, open_app, workspace
 from helpers.office import (
     CODE_LABELLED,
@@ -30,7 +31,6 @@ from helpers.office import (
     office_rows,
     write_csv,
 )
-from dprelease.plan.yaml_text import plan_yaml
 from ui.budget_tabs import TABS
 
 PLAN = office_plan(bin_labels=False)

@@ -261,8 +261,9 @@ def rows_after_cap(columns: dict[str, list[Any]]) -> int:
 
 FIPS_STATES = dict(
     line.split(" ", 1)
-    for line in """01 Alabama|02 Alaska|04 Arizona|05 Arkansas|06 California|08 Colorado|09 Connecticut
-|10 Delaware|11 District of Columbia|12 Florida|13 Georgia|15 Hawaii|16 Idaho|17 Illinois
+    for line in """01 Alabama|02 Alaska|04 Arizona|05 Arkansas|06 California|08 Colorado
+|09 Connecticut|10 Delaware|11 District of Columbia|12 Florida|13 Georgia|15 Hawaii
+|16 Idaho|17 Illinois
 |18 Indiana|19 Iowa|20 Kansas|21 Kentucky|22 Louisiana|23 Maine|24 Maryland|25 Massachusetts
 |26 Michigan|27 Minnesota|28 Mississippi|29 Missouri|30 Montana|31 Nebraska|32 Nevada
 |33 New Hampshire|34 New Jersey|35 New Mexico|36 New York|37 North Carolina|38 North Dakota
