@@ -29,7 +29,7 @@ from helpers.office import (
     STATISTIC,
     office_plan,
     office_rows,
-    write_csv,
+    write_data,
 )
 from ui.budget_tabs import TABS
 
@@ -40,11 +40,11 @@ def errors(app: AppTest) -> list[str]:
     return [e.value for e in app.error]
 
 
-def office_app(tmp_path, plan: dict | None = None) -> AppTest:
-    """The app with the office CSV uploaded and its plan loaded on the Data page."""
-    data = write_csv(office_rows(), tmp_path / "office.csv").read_bytes()
+def office_app(tmp_path, plan: dict | None = None, fmt: str = "csv") -> AppTest:
+    """The app with the office data uploaded (in `fmt`) and its plan loaded on the Data page."""
+    data = write_data(office_rows(), tmp_path / f"office.{fmt}").read_bytes()
     app = open_app()
-    app.file_uploader(key="data_upload").upload("office.csv", data, "text/csv").run()
+    app.file_uploader(key="data_upload").upload(f"office.{fmt}", data, "text/plain").run()
     assert not app.exception and not errors(app), errors(app)
     text = plan_yaml(plan or PLAN).encode()
     app.file_uploader(key="plan_upload").upload("office.plan.yaml", text, "text/yaml").run()
@@ -73,6 +73,43 @@ def shown_axes(app: AppTest) -> list[str]:
             ]
         values += [note.get("text", "") for note in spec["layout"].get("annotations", [])]
     return values
+
+
+def check_release(app: AppTest) -> None:
+    """On the Release page: create the release; its tables are labelled and add up, PUMA sums
+    to STATE."""
+    go(app, "pages/release.py")
+    assert not errors(app), errors(app)
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    assert not app.exception and not errors(app), errors(app)
+    with zipfile.ZipFile(io.BytesIO(workspace(app).release.zip_bytes)) as archive:
+        tables = {
+            name[len("tables/") : -4]: list(
+                csv.DictReader(io.StringIO(archive.read(name).decode()))
+            )
+            for name in archive.namelist()
+            if name.startswith("tables/")
+        }
+        metadata = json.loads(archive.read("metadata.json"))
+    assert metadata["unit"]["kind"] == "id"
+    total = int(tables["total"][0]["count"])
+    for name, by in ((t["name"], t["by"]) for t in PLAN["tables"] if "stat" not in t):
+        rows = tables[name]
+        for column in set(by) & set(CODE_LABELLED):
+            assert all(row[f"{column}_label"] for row in rows), (name, column)
+        if name != "language":  # rare languages lie outside the discovered domain
+            assert sum(int(r["count"]) for r in rows) == total, name
+    by_state: dict[str, int] = defaultdict(int)
+    for row in tables["puma"]:
+        by_state[row["PUMA"][:2]] += int(row["count"])
+    assert by_state == {r["STATE"]: int(r["count"]) for r in tables["state"]}
+    assert [r["STATE"] for r in tables[STATISTIC]] == list(STATES)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "xlsx"])
+def test_the_office_file_in_every_format_is_released(tmp_path, fmt: str) -> None:
+    check_release(keep_the_id_unit(office_app(tmp_path, fmt=fmt)))
 
 
 def test_every_page_works_on_the_office_plan(tmp_path) -> None:
@@ -105,33 +142,7 @@ def test_every_page_works_on_the_office_plan(tmp_path) -> None:
     app.selectbox(key="preview_table").set_value("state_by_sex_by_race").run()
     assert {"Alabama (01)", "Female (2)", "White alone (1)"} <= set(shown_axes(app))
 
-    go(app, "pages/release.py")
-    assert not errors(app), errors(app)
-    keyed(app.checkbox, "confirm_").check().run()
-    app.button(key="create_release").click().run()
-    assert not app.exception and not errors(app), errors(app)
-    with zipfile.ZipFile(io.BytesIO(workspace(app).release.zip_bytes)) as archive:
-        tables = {
-            name[len("tables/") : -4]: list(
-                csv.DictReader(io.StringIO(archive.read(name).decode()))
-            )
-            for name in archive.namelist()
-            if name.startswith("tables/")
-        }
-        metadata = json.loads(archive.read("metadata.json"))
-    assert metadata["unit"]["kind"] == "id"
-    total = int(tables["total"][0]["count"])
-    for name, by in ((t["name"], t["by"]) for t in PLAN["tables"] if "stat" not in t):
-        rows = tables[name]
-        for column in set(by) & set(CODE_LABELLED):
-            assert all(row[f"{column}_label"] for row in rows), (name, column)
-        if name != "language":  # rare languages lie outside the discovered domain
-            assert sum(int(r["count"]) for r in rows) == total, name
-    by_state: dict[str, int] = defaultdict(int)
-    for row in tables["puma"]:
-        by_state[row["PUMA"][:2]] += int(row["count"])
-    assert by_state == {r["STATE"]: int(r["count"]) for r in tables["state"]}
-    assert [r["STATE"] for r in tables[STATISTIC]] == list(STATES)
+    check_release(app)
 
     go(app, "pages/risk.py")
     app.multiselect(key="risk_qi").set_value(["STATE", "PUMA", "SEX", "AGEP"]).run()
