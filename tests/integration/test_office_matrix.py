@@ -285,6 +285,23 @@ def test_release_charges_the_ledger_by_default(office: Path) -> None:
 
 
 @xfail(
+    "contract §5 (issue 24 defaults): `postprocess.consistent` is true when omitted; a plan "
+    "without it is released with consistent: false, so its tables do not add up"
+)
+def test_a_plan_without_consistent_is_released_additive(office: Path) -> None:
+    plan = office_plan("office.parquet", bin_labels=False)
+    del plan["postprocess"]["consistent"]
+    path = write_plan(plan, office / "default_consistent.plan.yaml")
+    out = office / "default_consistent"
+    ledger = {"DPRELEASE_LEDGER": str(office / "default_consistent.sqlite")}
+    result = run("release", str(path), "--out", str(out), "--engine", "duckdb", env=ledger)
+    assert result.returncode == 0, result.stderr
+    metadata = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
+    assert metadata["postprocess"]["consistent"] is True
+    check_release(out)
+
+
+@xfail(
     "contract §5 (issue 24 labels of bins): a binned numeric column's `labels: [...]` is "
     "refused ('column AGEP is numeric; `labels` is for categorical columns')"
 )
