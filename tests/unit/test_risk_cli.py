@@ -124,3 +124,34 @@ def test_reconstruct_errors(capsys, tmp_path):
     assert code == 2 and err.startswith("error: No table of the plan is published per 'income'")
     code, _, err = run(capsys, "reconstruct", SMALL_AREAS, "--epsilon-release", str(tmp_path))
     assert code == 2 and "not a release folder" in err
+
+
+def _plan_with_a_statistic(tmp_path: Path) -> str:
+    """The small-areas plan plus a median income per sex (a statistic, issue 24 point 1)."""
+    import yaml
+
+    raw = yaml.safe_load(Path(SMALL_AREAS).read_text(encoding="utf-8"))
+    raw["data"] = DATA
+    raw["tables"].append(
+        {
+            "name": "median_income",
+            "by": ["sex"],
+            "stat": {"quantile": 0.5, "column": "income", "bounds": [0, 500000]},
+        }
+    )
+    path = tmp_path / "with_statistic.plan.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("per_area", [False, True])
+def test_reconstruct_with_a_statistic_in_the_plan(capsys, tmp_path, per_area):
+    plan = _plan_with_a_statistic(tmp_path)
+    extra = ["--per-area"] if per_area else []
+    code, out, err = run(
+        capsys, "reconstruct", plan, "--max-areas", "5", "--seconds-per-area", "0.5", *extra, "--json"
+    )
+    assert code == 0, err
+    result = json.loads(out[out.index("{") :])
+    assert result["dp"]["epsilon"] == pytest.approx(1.0, rel=1e-6)  # the whole plan's ε
+    assert "median_income" not in result["tables"]
