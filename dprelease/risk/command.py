@@ -193,7 +193,7 @@ def reconstruction_lines(d: dict[str, Any]) -> list[str]:
             f"{r['tables']}{eps}: {r['reproduced']:,} of {r['people']:,} records reproduced "
             f"exactly, share {_fmt_share(r['share_reproduced'])} (rebuilt {r['rebuilt']:,}); "
             f"areas optimal {r['areas_optimal']}, time-limited {r['areas_time_limited']}, "
-            f"no solution {r['areas_without_solution']}; {r['seconds']:.1f} s"
+            f"no solution in time {r['areas_without_solution']}; {r['seconds']:.1f} s"
         )
         if key == "exact":
             lines.append(

@@ -149,7 +149,15 @@ def test_reconstruct_with_a_statistic_in_the_plan(capsys, tmp_path, per_area):
     plan = _plan_with_a_statistic(tmp_path)
     extra = ["--per-area"] if per_area else []
     code, out, err = run(
-        capsys, "reconstruct", plan, "--max-areas", "5", "--seconds-per-area", "0.5", *extra, "--json"
+        capsys,
+        "reconstruct",
+        plan,
+        "--max-areas",
+        "5",
+        "--seconds-per-area",
+        "0.5",
+        *extra,
+        "--json",
     )
     assert code == 0, err
     result = json.loads(out[out.index("{") :])
