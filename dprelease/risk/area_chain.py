@@ -60,7 +60,7 @@ def feasible_counts(
     order = chain_order(axes)
     if order is None or not tables:
         return None
-    people = int(round(float(tables[0].sum())))
+    people = round(float(tables[0].sum()))
     records = np.zeros((people, len(sizes)), np.int64)
     assigned: set[int] = set()
     for t in order:
@@ -79,7 +79,7 @@ def feasible_counts(
         by_record = np.argsort(record_key, kind="stable")
         if not np.array_equal(table_key[by_table], record_key[by_record]):
             return None
-        records[np.ix_(by_record, list(axes[t]))] = values[by_table]
+        records[np.ix_(by_record, np.array(axes[t], np.int64))] = values[by_table]
         assigned |= set(axes[t])
     types = _key(records, sizes) if sizes else np.zeros(people, np.int64)
     counts = np.bincount(types, minlength=int(np.prod(sizes)) if sizes else 1).astype(float)

@@ -140,7 +140,7 @@ def test_exact_tables_with_a_hierarchy_and_missing_values_are_always_solved(tmp_
     rng = np.random.default_rng(3)
     rows = ["state,county,sex,age,race,tenure"]
     counties = {"A1": "A", "A2": "A", "B1": "B"}
-    for i in range(900):
+    for _ in range(900):
         county = rng.choice(["A1", "A2", "B1", "N", ""], p=[0.3, 0.3, 0.3, 0.05, 0.05])
         state = counties.get(str(county), "N")
         sex = rng.choice(["F", "M", "N", ""], p=[0.45, 0.45, 0.05, 0.05])
