@@ -192,12 +192,12 @@ def run_reconstruct(args: argparse.Namespace) -> int:
     return 0
 
 
-def reconstruction_lines(d: dict[str, Any]) -> list[str]:
-    """The attack's figures as lines (the CLI and the Risk page)."""
+def reconstruction_lines(d: dict[str, Any], areas_cap: str = "over --max-areas") -> list[str]:
+    """The attack's figures as lines (the CLI and the Risk page, which names its own cap)."""
     lines = [
         f"areas: {d['level']} with 1–{d['max_people']:,} people; tried {d['areas_tried']:,} "
         f"of {d['areas_with_people']:,} (skipped: {d['areas_too_big']:,} too big, "
-        f"{d['areas_not_tried']:,} over --max-areas); {d['seconds_per_area']:g} s per MILP",
+        f"{d['areas_not_tried']:,} {areas_cap}); {d['seconds_per_area']:g} s per MILP",
         f"rebuilt columns: {', '.join(d['columns'])}; tables per area: {', '.join(d['tables'])}",
     ]
     if d["skipped_tables"]:
