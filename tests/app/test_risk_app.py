@@ -118,3 +118,24 @@ def test_suppressed_reads_as_text_and_no_cli_flag_on_the_page():
     assert not app.exception, app.exception
     shown = " ".join(str(c.value) for c in (*app.caption, *app.markdown))
     assert "areas to try" in shown and "--max-areas" not in shown
+
+
+def test_the_attack_runs_with_a_statistic_in_the_plan():
+    """Issue 24.1: a plan with a statistic crashed the attack ("statistics need the data");
+    the attack draws the count tables only, at the budget the whole plan gives them."""
+    app = open_page("pages/risk.py")
+    ws = app.session_state["workspace"]
+    ws.plan["tables"].append(
+        {
+            "name": "median_income",
+            "by": ["sex"],
+            "stat": {"quantile": 0.5, "column": "income", "bounds": [0, 500000]},
+        }
+    )
+    app.run()
+    app.number_input(key="risk_max_areas").set_value(5).run()
+    app.button(key="risk_attack").click().run()
+    assert not app.exception, app.exception
+    assert not app.error, [e.value for e in app.error]
+    result = ws.memo.risk_attack
+    assert result["dp"] is not None and "median_income" not in result["tables"]
