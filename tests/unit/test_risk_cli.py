@@ -217,3 +217,27 @@ def test_risk_l_is_its_own_choice(capsys, tmp_path):
     assert json.loads(out)["l"] == 2  # the default, whatever k is
     code, out, _ = run(capsys, "risk", data, "--qi", "zip", "--sensitive", "race")
     assert "recursive (2, 2)" in out
+
+
+def test_reconstruct_refuses_a_discovered_domain_in_one_line(capsys, tmp_path):
+    """A domain discovered from the data is not in the plan: the attack cannot lay out the
+    records, and says so (it used to fail as an internal error)."""
+    plan = tmp_path / "discover.plan.json"
+    plan.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "data": DATA,
+                "columns": {
+                    "state": {"kind": "categorical", "domain": {"discover": {"min_count": 20}}},
+                    "sex": {"kind": "categorical", "domain": ["Female", "Male"]},
+                },
+                "tables": [{"name": "state_by_sex", "by": ["state", "sex"]}],
+                "budget": {"accounting": "zcdp", "epsilon": 1.0, "delta": 1e-9},
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, _, err = run(capsys, "reconstruct", str(plan), "--level", "state", "--max-areas", "3")
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert "discovered" in err and "state" in err
