@@ -109,7 +109,8 @@ def solve_area(
     if result.x is None:
         # out of time before any solution; exact tables are always met by the true records,
         # and when they form a junction tree a solution is built without the solver
-        built = feasible_counts(space.sizes, space.axes, space.cell_of_type, tables)
+        prior = np.exp(-cost)  # the attacker's prior mix, as the objective uses it
+        built = feasible_counts(space.sizes, space.axes, space.cell_of_type, tables, prior)
         return Solved(built if exact else None, False)
     counts = np.zeros(space.types)
     counts[chosen] = np.rint(result.x[:n_x])

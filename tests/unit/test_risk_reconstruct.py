@@ -202,3 +202,18 @@ def test_a_cyclic_workload_has_no_table_by_table_construction():
     assert chain_order(((0, 1), (1, 2), (0, 2))) is None
     assert chain_order(((0, 1), (1, 2), (1,), ())) == [0, 1]
     assert chain_order(((), (2, 3), (0, 1))) is not None
+
+
+def test_the_table_by_table_records_follow_the_attackers_prior():
+    """Tables a and b (2 values each, one person of each): the hand-out pairs them as the
+    prior mix makes most likely."""
+    from dprelease.risk.area_chain import feasible_counts
+
+    a_of_type, b_of_type = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    tables = [np.array([1.0, 1.0]), np.array([1.0, 1.0])]
+    args = ((2, 2), ((0,), (1,)), (a_of_type, b_of_type), tables)
+    same = feasible_counts(*args, np.array([0.4, 0.1, 0.1, 0.4]))
+    crossed = feasible_counts(*args, np.array([0.1, 0.4, 0.4, 0.1]))
+    assert same is not None and same.tolist() == [1, 0, 0, 1]
+    assert crossed is not None and crossed.tolist() == [0, 1, 1, 0]
+    assert feasible_counts(*args[:3], [np.array([2.0, 0.0]), np.array([1.0, 0.0])]) is None
