@@ -2,14 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from dprelease.risk.classes import KAnonymity, class_sizes_table
 from dprelease.risk.command import reconstruction_lines
 from ui.axes import category_axis
+from ui.markdown import md, md_frame
+from ui.state import Workspace
+
+T = TypeVar("T")
+AREAS_CAP = "beyond the areas to try"  # the page's words for the CLI's --max-areas
+
+
+def seed(ws: Workspace, key: str, default: object, allowed: Callable[[Any], bool]) -> None:
+    """Give widget `key` the choice the Risk page last had. Streamlit forgets the widgets of
+    a page that is not shown, so the choices live in the workspace; written into Session
+    State before the widget is drawn, which then gets no default (both make Streamlit warn).
+    A kept choice the data no longer allows (a column gone) falls back to `default`."""
+    value = st.session_state.get(key, ws.memo.risk_inputs.get(key, default))
+    st.session_state[key] = value if allowed(value) else default
+
+
+def keep(ws: Workspace, key: str, value: T) -> T:
+    """Remember a widget's value for the next visit of the page (see `seed`)."""
+    ws.memo.risk_inputs[key] = value
+    return value
+
+
+def static_table(rows: Sequence[dict[str, Any]]) -> None:
+    """A static table (no download button) whose cells and headers read as text, not
+    Markdown: a level "* (suppressed)" or a value from the data stays as written."""
+    if rows:
+        st.table(md_frame(pd.DataFrame(list(rows))))
+
 
 NO_MODE_BAR = {"displayModeBar": False}  # its "download as PNG" would let the picture leave
 
@@ -50,5 +80,5 @@ def reconstruction_table(result: dict[str, Any]) -> None:
                 "areas with one solution": r["areas_unique_solution"] if key == "exact" else "—",
             }
         )
-    st.table(rows)  # static: no download button
-    st.caption("\n\n".join(reconstruction_lines(result)))
+    static_table(rows)
+    st.caption("\n\n".join(md(line) for line in reconstruction_lines(result, AREAS_CAP)))

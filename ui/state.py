@@ -92,6 +92,7 @@ class Memo:
     plan_id: str | None = None  # Data page: the last plan file handled
     flash: str | None = None  # Data page: a success message shown once after a rerun
     risk_attack: dict[str, Any] | None = None  # Risk page: the last reconstruction attack
+    risk_inputs: dict[str, Any] = field(default_factory=dict)  # Risk page: widget key → choice
     coverage: tuple[str, str, PlanCoverage] | None = None  # `coverage`: (SHA, plan, figures)
     resume: StoredPlan | None = None  # `ui/session.py`: a kept plan offered back, until answered
     saved_plan: str | None = None  # `ui/session.py`: the plan text last kept on the server

@@ -2,7 +2,8 @@
 integer count per possible record type (the cross product of the workload's columns' domains);
 exact tables are matched with equality, noisy ones by the least L1 gap Σ|A x − b|; records in a
 cell published as 0 are ruled out first. For exact tables, one more solve with a no-good cut
-tells whether the solution is unique.
+tells whether the solution is unique; when the solver runs out of time before any solution,
+the records are built table by table (`area_chain`), so exact tables never go unsolved.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from dprelease.plan.model import Plan
+from dprelease.risk.area_chain import feasible_counts
 from dprelease.risk.area_tables import (
     Workload,
 )
@@ -27,19 +29,21 @@ class RecordSpace:
 
     sizes: tuple[int, ...]
     cell_of_type: tuple[np.ndarray, ...] = field(repr=False)
+    axes: tuple[tuple[int, ...], ...] = ()  # per table, the positions of its columns
 
     @classmethod
     def of(cls, plan: Plan, load: Workload) -> RecordSpace:
         sizes = load.sizes(plan)
         grids = np.indices(sizes).reshape(len(sizes), -1) if sizes else np.zeros((0, 1), int)
-        cells = []
+        cells, axes = [], []
         for table in load.tables:
             index = np.zeros(grids.shape[1], np.int64)
-            for column in table:
-                axis = load.columns.index(column)
+            positions = tuple(load.columns.index(column) for column in table)
+            for axis in positions:
                 index = index * sizes[axis] + grids[axis]
             cells.append(index)
-        return cls(sizes, tuple(cells))
+            axes.append(positions)
+        return cls(sizes, tuple(cells), tuple(axes))
 
     @property
     def types(self) -> int:
@@ -103,7 +107,11 @@ def solve_area(
         objective, constraints=constraints, integrality=integrality, bounds=bounds, options=options
     )
     if result.x is None:
-        return Solved(None, False)
+        # out of time before any solution; exact tables are always met by the true records,
+        # and when they form a junction tree a solution is built without the solver
+        prior = np.exp(-cost)  # the attacker's prior mix, as the objective uses it
+        built = feasible_counts(space.sizes, space.axes, space.cell_of_type, tables, prior)
+        return Solved(built if exact else None, False)
     counts = np.zeros(space.types)
     counts[chosen] = np.rint(result.x[:n_x])
     optimal = result.status == 0

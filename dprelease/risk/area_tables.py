@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.data.count import EncodedData, count
 from dprelease.errors import DataError, PlanError
 from dprelease.plan.model import Plan
@@ -190,6 +191,23 @@ def _matching(plan: Plan, level: str, specs: Sequence[TableSpec], table: tuple[s
     raise DataError(f"No table by '{level}' gives the columns {', '.join(table) or 'total'}.")
 
 
+def count_tables_of(plan: Plan) -> tuple[Plan, Allocation]:
+    """The plan's count tables with the budget the whole plan gives them. Statistics keep
+    their share of ε (as in the release) but are not drawn: the attacker's constraints are
+    the published count tables, and a statistic's true values are never read here."""
+    if plan.discoveries:
+        names = ", ".join(d.column for d in plan.discoveries)
+        raise DataError(
+            f"The reconstruction attack needs every domain in the plan; {names} is discovered "
+            "from the data. Give its domain in the plan to run the attack."
+        )
+    allocation = allocate(plan)
+    if not plan.statistics:
+        return plan, allocation
+    counts_only = dataclasses.replace(plan, statistics=())
+    return counts_only, dataclasses.replace(allocation, statistics=())
+
+
 def preview_area_tables(
     plan: Plan,
     load: Workload,
@@ -202,7 +220,8 @@ def preview_area_tables(
     path, post-processed as the plan says; and its ε. Without `per_area` it is the plan itself
     (its own allocation); with it, the plan's total budget over the per-area workload."""
     drawn = per_area_plan(plan, load) if per_area else plan
-    preview = draw_preview(drawn, count(encoded, drawn), rng=rng)
+    counts_only, allocation = count_tables_of(drawn)
+    preview = draw_preview(counts_only, count(encoded, counts_only), allocation, rng=rng)
     specs = [t.budget.spec for t in preview.tables]
     values = []
     for table in load.tables:

@@ -19,6 +19,8 @@ import pyarrow as pa
 
 from dprelease.data.columns import dictionary_parts, float_values
 from dprelease.errors import DataError
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn, Column, NumericColumn
 
 Codes = np.ndarray  # int64 codes, one per row
 
@@ -77,20 +79,33 @@ class RiskInput:
 MISSING_LABEL = "(missing)"
 
 
-def coded_column(column: pa.ChunkedArray, name: str, ordered: bool | None = None) -> CodedColumn:
+def coded_column(
+    column: pa.ChunkedArray,
+    name: str,
+    ordered: bool | None = None,
+    declared: Column | None = None,
+) -> CodedColumn:
     """Codes for one column of a table read by `dprelease.data.read.read_data`.
 
     Missing values are a value of their own (an attacker sees a blank too). With `ordered`
-    None, a column whose present values are all numbers is ordered by value, else nominal.
+    None, the plan's declaration decides (`declared`: a categorical column is nominal, a
+    binned numeric one ordered); without one, a column whose values are all numbers is
+    ordered by value, else nominal. An ordered categorical column follows its domain order.
     """
     texts, indices = dictionary_parts(column, name)
     present = [t for t in texts if t is not None]
     numbers = float_values(pa.chunked_array([pa.array(present, pa.string())]), name)
     numeric = bool(present) and not np.isnan(numbers).any()
     if ordered is None:
-        ordered = numeric
-    keys: list[tuple[float, str]] = [
-        (float(numbers[i]) if numeric else 0.0, t) for i, t in enumerate(present)
+        ordered = isinstance(declared, NumericColumn) if declared is not None else numeric
+    if isinstance(declared, CategoricalColumn):
+        # domain position first (outside the domain: after it), then the value, then the text
+        place = declared.codes_for_texts(present).astype(np.float64)
+        place[place < 0] = np.inf
+    else:
+        place = np.zeros(len(present))
+    keys = [
+        (float(place[i]), float(numbers[i]) if numeric else 0.0, t) for i, t in enumerate(present)
     ]
     order = sorted(range(len(present)), key=lambda i: keys[i]) if ordered else range(len(present))
     labels = [present[i] for i in order]
@@ -112,8 +127,13 @@ def risk_input(
     sensitive: str,
     *,
     ordered: bool | None = None,
+    plan: Plan | None = None,
 ) -> RiskInput:
-    """The QI and sensitive columns of `table` as codes (column names were checked by reading)."""
+    """The QI and sensitive columns of `table` as codes (column names were checked by reading).
+
+    `ordered` forces the sensitive attribute's ground distance (True: ordered, False: equal);
+    None takes it from `plan` (categorical: equal, binned numeric: ordered), else from the
+    values (numbers: ordered)."""
     missing = [n for n in (*qi, sensitive) if n not in table.column_names]
     if missing:
         shown = ", ".join(table.column_names[:20])
@@ -122,7 +142,8 @@ def risk_input(
             f"(columns in the file: {shown})."
         )
     columns = tuple(coded_column(table.column(n), n) for n in qi)
-    return RiskInput(columns, coded_column(table.column(sensitive), sensitive, ordered))
+    declared = plan.schema[sensitive] if plan is not None and sensitive in plan.schema else None
+    return RiskInput(columns, coded_column(table.column(sensitive), sensitive, ordered, declared))
 
 
 def combine_codes(columns: Sequence[Codes]) -> tuple[Codes, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,21 @@ def add_parsers(commands: Any) -> None:
     risk.add_argument("--sensitive", required=True, metavar="COLUMN", help="sensitive attribute")
     risk.add_argument("--k", type=_positive_int, default=5, help="the k to reach (default 5)")
     risk.add_argument("--c", type=_positive_float, default=2.0, help="c of recursive (c, l)")
+    risk.add_argument(
+        "--l", type=_positive_int, help="l of recursive (c, l), apart from k (default 2)"
+    )
+    risk.add_argument(
+        "--ordered",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="COLUMN",
+        help="ordered ground distance for t-closeness (categorical columns are nominal)",
+    )
     risk.add_argument("--plan", help="a plan whose bins and hierarchy suggest generalisations")
-    risk.add_argument("--json", action="store_true", help="print one JSON object")
+    risk.add_argument(
+        "--json", action="store_true", help="print one JSON object (notices go to stderr)"
+    )
     rec = commands.add_parser(
         "reconstruct", help="CONFIDENTIAL: rebuild small-area records from exact vs DP tables"
     )
@@ -67,7 +81,9 @@ def add_parsers(commands: Any) -> None:
     rec.add_argument(
         "--seconds-per-area", type=_positive_float, default=2.0, help="time limit per MILP"
     )
-    rec.add_argument("--json", action="store_true", help="print one JSON object")
+    rec.add_argument(
+        "--json", action="store_true", help="print one JSON object (notices go to stderr)"
+    )
 
 
 def _fmt_share(value: float) -> str:
@@ -79,29 +95,39 @@ def run_risk(args: argparse.Namespace) -> int:
     from dprelease.plan.parse import load_plan
     from dprelease.risk.classes import risk_input
     from dprelease.risk.generalise import suggest_generalisations
-    from dprelease.risk.measures import measure_risk
+    from dprelease.risk.measures import DEFAULT_L, measure_risk
 
     path = Path(args.data)
     if not path.is_file():
         raise DataError(f"Data file '{path}' does not exist.")
-    table = read_data(path, columns=list(dict.fromkeys([*args.qi, args.sensitive])))
-    data = risk_input(table, args.qi, args.sensitive)
+    named = [*args.qi, args.sensitive]
+    unknown = [c for c in args.ordered if c not in named]
+    if unknown:
+        raise DataError(
+            f"--ordered names {', '.join(quote(c) for c in unknown)}, which is not a column "
+            f"given to --qi or --sensitive ({', '.join(named)})."
+        )
+    table = read_data(path, columns=list(dict.fromkeys(named)))
     plan = load_plan(args.plan) if args.plan else None
-    report = measure_risk(data, k=args.k, c=args.c)
+    ordered = True if args.sensitive in args.ordered else None
+    data = risk_input(table, args.qi, args.sensitive, ordered=ordered, plan=plan)
+    l = args.l if args.l is not None else DEFAULT_L  # noqa: E741
+    report = measure_risk(data, k=args.k, c=args.c, l=l)
     suggestions, tried = suggest_generalisations(table, data, args.k, plan)
-    print(CONFIDENTIAL)
     result = report.to_dict()
     result["generalisations"] = [s.__dict__ for s in suggestions]
-    if args.json:
+    if args.json:  # stdout is the JSON object alone; the notice goes to stderr
+        print(CONFIDENTIAL, file=sys.stderr)
         print(json.dumps(result, indent=2))
         return 0
+    print(CONFIDENTIAL)
     k = report.k
     print(f"rows {k.rows:,}  classes {k.classes:,}  k = {k.k}")
     print(f"unique records: {k.unique:,} ({_fmt_share(k.unique_share)})")
     print(f"in classes below k = {args.k}: {k.below_k:,} ({_fmt_share(k.below_k_share)})")
     print(
         f"l-diversity of '{data.sensitive.name}': distinct l = {report.l.l_distinct}, "
-        f"entropy l = {report.l.l_entropy:.3g}, recursive ({args.c:g}, {args.k}) "
+        f"entropy l = {report.l.l_entropy:.3g}, recursive ({args.c:g}, {l}) "
         f"{'holds' if report.l.recursive_cl else 'fails'}"
     )
     print(f"t-closeness ({report.t.ground} distance): t = {report.t.t:.3f}")
@@ -127,8 +153,6 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def run_reconstruct(args: argparse.Namespace) -> int:
-    import sys
-
     from dprelease.data.count import load_data
     from dprelease.plan.parse import load_plan
     from dprelease.risk.reconstruct import reconstruction_attack
@@ -157,23 +181,23 @@ def run_reconstruct(args: argparse.Namespace) -> int:
         per_area=args.per_area,
         progress=progress,
     )
-    if not args.json:
-        sys.stderr.write("\n")
-    print(CONFIDENTIAL)
-    if args.json:
+    if args.json:  # stdout is the JSON object alone; the notice goes to stderr
+        print(CONFIDENTIAL, file=sys.stderr)
         print(json.dumps(result.to_dict(), indent=2))
         return 0
+    sys.stderr.write("\n")
+    print(CONFIDENTIAL)
     for line in reconstruction_lines(result.to_dict()):
         print(line)
     return 0
 
 
-def reconstruction_lines(d: dict[str, Any]) -> list[str]:
-    """The attack's figures as lines (the CLI and the Risk page)."""
+def reconstruction_lines(d: dict[str, Any], areas_cap: str = "over --max-areas") -> list[str]:
+    """The attack's figures as lines (the CLI and the Risk page, which names its own cap)."""
     lines = [
         f"areas: {d['level']} with 1–{d['max_people']:,} people; tried {d['areas_tried']:,} "
         f"of {d['areas_with_people']:,} (skipped: {d['areas_too_big']:,} too big, "
-        f"{d['areas_not_tried']:,} over --max-areas); {d['seconds_per_area']:g} s per MILP",
+        f"{d['areas_not_tried']:,} {areas_cap}); {d['seconds_per_area']:g} s per MILP",
         f"rebuilt columns: {', '.join(d['columns'])}; tables per area: {', '.join(d['tables'])}",
     ]
     if d["skipped_tables"]:
@@ -193,7 +217,7 @@ def reconstruction_lines(d: dict[str, Any]) -> list[str]:
             f"{r['tables']}{eps}: {r['reproduced']:,} of {r['people']:,} records reproduced "
             f"exactly, share {_fmt_share(r['share_reproduced'])} (rebuilt {r['rebuilt']:,}); "
             f"areas optimal {r['areas_optimal']}, time-limited {r['areas_time_limited']}, "
-            f"no solution {r['areas_without_solution']}; {r['seconds']:.1f} s"
+            f"no solution in time {r['areas_without_solution']}; {r['seconds']:.1f} s"
         )
         if key == "exact":
             lines.append(

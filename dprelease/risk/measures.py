@@ -39,7 +39,7 @@ class RiskReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The CLI's JSON: rows, classes, k, unique, below_k, l_distinct, l_entropy,
-        recursive_cl (for the chosen c, with l = the chosen k), t_closeness, and more."""
+        recursive_cl (for the chosen c and l), t_closeness, t_ground_distance, and more."""
         return {
             "confidential": True,
             "qi": list(self.qi),
@@ -51,8 +51,19 @@ class RiskReport:
         }
 
 
-def measure_risk(data: RiskInput, *, k: int = 5, c: float = 2.0, show: int = 20) -> RiskReport:
-    """All measures; recursive (c, l)-diversity is checked with l = the chosen k."""
+DEFAULT_L = 2  # recursive (c, 2)-diversity: no class dominated by its most common value
+
+
+def measure_risk(
+    data: RiskInput,
+    *,
+    k: int = 5,
+    c: float = 2.0,
+    l: int = DEFAULT_L,  # noqa: E741
+    show: int = 20,
+) -> RiskReport:
+    """All measures; recursive (c, l)-diversity with the l asked for, apart from k (a
+    sensitive attribute with fewer than l values can never be (c, l)-diverse)."""
     classes = equivalence_classes([column.codes for column in data.qi])
     values = class_values(classes, data.sensitive)
     return RiskReport(
@@ -60,7 +71,7 @@ def measure_risk(data: RiskInput, *, k: int = 5, c: float = 2.0, show: int = 20)
         sensitive=data.sensitive.name,
         classes=classes,
         k=k_anonymity(classes, k),
-        l=l_diversity(values, c=c, l=k),
+        l=l_diversity(values, c=c, l=l),
         t=t_closeness(values, ordered=data.sensitive.ordered),
         attacks=attacks(data, classes, values, show=show),
     )

@@ -157,3 +157,66 @@ def test_properties(case, k, c):
             d = 0.5 * np.abs(p - q).sum()
         worst = max(worst, d)
     assert r.t.t == pytest.approx(worst, abs=1e-9)
+
+
+def test_l_is_chosen_apart_from_k():
+    """Issue 24.10: recursive (c, l) uses the l asked for, not k (a 3-valued attribute can
+    never be (c, 5)-diverse)."""
+    data = risk_input(HOSPITAL_6, ["zip", "age"], "disease")
+    r = measure_risk(data, k=5, c=3.0, l=2)
+    assert (r.k.chosen_k, r.l.l, r.l.recursive_cl) == (5, 2, True)
+    assert r.to_dict()["l"] == 2
+    assert not measure_risk(data, k=5, c=3.0, l=3).l.recursive_cl
+
+
+def _plan(columns):
+    from dprelease.plan.parse import parse_plan
+
+    return parse_plan(
+        {
+            "version": 1,
+            "columns": columns,
+            "tables": [{"name": "all", "by": []}],
+            "budget": {"accounting": "pure", "epsilon": 1.0},
+        }
+    )
+
+
+# race codes 1..9 (a code column): numbers, but nominal
+CODES = pa.table(
+    {
+        "zip": ["a"] * 4 + ["b"] * 4,
+        "race": ["1", "1", "2", "2", "9", "9", "2", "2"],
+        "level": ["low", "low", "low", "mid", "high", "high", "mid", "high"],
+    }
+)
+
+
+def test_a_categorical_code_column_is_nominal_and_ordered_on_request():
+    categorical = _plan(
+        {
+            "race": {"kind": "categorical", "domain": [str(i) for i in range(1, 10)]},
+            "level": {"kind": "categorical", "domain": ["low", "mid", "high"]},
+        }
+    )
+    assert risk_input(CODES, ["zip"], "race").sensitive.ordered  # numbers, no plan: ordered
+    nominal = measure_risk(risk_input(CODES, ["zip"], "race", plan=categorical))
+    assert nominal.t.ground == "equal"
+    # overall 1: 2/8, 2: 4/8, 9: 2/8; class a = (1/2, 1/2, 0): ½(1/4 + 0 + 1/4) = 1/4
+    assert nominal.t.t == pytest.approx(0.25)
+    ordered = measure_risk(risk_input(CODES, ["zip"], "race", plan=categorical, ordered=True))
+    assert ordered.t.ground == "ordered"
+    # values 1 < 2 < 9 at distance 1/2: class a, cumulative gaps 1/4, 1/4 → 1/4
+    assert ordered.t.t == pytest.approx(0.25)
+    numeric = _plan({"race": {"kind": "numeric", "bins": [0, 5, 10]}})
+    assert risk_input(CODES, ["zip"], "race", plan=numeric).sensitive.ordered
+
+
+def test_an_ordered_categorical_follows_the_plans_domain_order():
+    plan = _plan({"level": {"kind": "categorical", "domain": ["low", "mid", "high"]}})
+    data = risk_input(CODES, ["zip"], "level", plan=plan, ordered=True)
+    assert data.sensitive.labels == ("low", "mid", "high")  # not alphabetical
+    # overall low 3/8, mid 2/8, high 3/8; class a = (3/4, 1/4, 0): gaps 3/8, 3/8 → 3/8;
+    # class b = (0, 1/4, 3/4): gaps −3/8, −3/8 → 3/8 (alphabetical order would give 3/16)
+    r = measure_risk(data)
+    assert r.t.emd_per_class == pytest.approx([3 / 8, 3 / 8])

@@ -104,3 +104,116 @@ def test_tpr_bound_is_consistent_with_the_advantage(epsilon, delta, fpr):
     tpr = tpr_bound(fpr, epsilon, delta)
     assert fpr - 1e-12 <= tpr <= 1.0
     assert tpr - fpr <= max_advantage(epsilon, delta) + 1e-9
+
+
+def test_the_exact_attack_always_has_a_solution_even_out_of_time(small_areas):
+    """Issue 24.2: the true records meet the exact tables, so the exact attack never reports
+    "no solution"; the per-area workload of the sample includes areas of 150+ people whose
+    MILP does not finish in a tenth of a second (the best records found are used instead)."""
+    plan, encoded = small_areas
+    result = reconstruction_attack(
+        plan, encoded, max_areas=20, seconds_per_area=0.1, per_area=True, with_dp=False
+    )
+    exact = result.exact
+    assert exact.areas_without_solution == 0
+    assert exact.rebuilt == exact.people
+    assert exact.areas_optimal + exact.areas_time_limited == result.areas_tried
+    assert exact.areas_time_limited > 0  # the fallback was exercised
+
+
+def _feasible(space, tables, counts) -> bool:
+    return all(
+        np.array_equal(np.bincount(cells, weights=counts, minlength=len(values)), values)
+        for cells, values in zip(space.cell_of_type, tables, strict=True)
+    )
+
+
+def test_exact_tables_with_a_hierarchy_and_missing_values_are_always_solved(tmp_path):
+    """A state > county hierarchy, an `other` label, 'N' and blank values: whatever rows the
+    tables leave out, the exact tables stay consistent and the attack finds records for them,
+    with the MILP or, without time, table by table."""
+    from dprelease.plan.parse import parse_plan
+    from dprelease.risk.area_chain import feasible_counts
+    from dprelease.risk.area_milp import RecordSpace
+    from dprelease.risk.area_tables import exact_area_tables
+
+    rng = np.random.default_rng(3)
+    rows = ["state,county,sex,age,race,tenure"]
+    counties = {"A1": "A", "A2": "A", "B1": "B"}
+    for _ in range(900):
+        county = rng.choice(["A1", "A2", "B1", "N", ""], p=[0.3, 0.3, 0.3, 0.05, 0.05])
+        state = counties.get(str(county), "N")
+        sex = rng.choice(["F", "M", "N", ""], p=[0.45, 0.45, 0.05, 0.05])
+        age = rng.choice([str(a) for a in range(0, 90, 7)] + ["N", ""])
+        race = rng.choice(["W", "B", "X", "N", ""])
+        tenure = rng.choice(["Own", "Rent", ""])
+        rows.append(f"{state},{county},{sex},{age},{race},{tenure}")
+    path = tmp_path / "areas.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    plan = parse_plan(
+        {
+            "version": 1,
+            "data": str(path),
+            "columns": {
+                "state": {"kind": "categorical", "domain": ["A", "B"]},
+                "county": {
+                    "kind": "categorical",
+                    "domain": ["A1", "A2", "B1"],
+                    "parent": "state",
+                    "parent_map": counties,
+                },
+                "sex": {"kind": "categorical", "domain": ["F", "M"]},
+                "age": {"kind": "numeric", "bins": [0, 18, 65, 100]},
+                "race": {"kind": "categorical", "domain": ["W", "B", "O"], "other": "O"},
+                "tenure": {"kind": "categorical", "domain": ["Own", "Rent"]},
+            },
+            "tables": [
+                {"name": "state_by_sex", "by": ["state", "sex"]},
+                {"name": "county_by_age_by_sex", "by": ["county", "age", "sex"]},
+                {"name": "county_by_race", "by": ["county", "race"]},
+                {"name": "county_by_tenure_by_race", "by": ["county", "tenure", "race"]},
+            ],
+            "budget": {"accounting": "pure", "epsilon": 1.0},
+        }
+    )
+    encoded = load_data(path, plan)
+    result = reconstruction_attack(plan, encoded, seconds_per_area=0.5, with_dp=False)
+    assert result.rows_left_out > 0 and result.areas_tried == 3
+    assert result.exact.areas_without_solution == 0
+    assert result.exact.rebuilt == result.exact.people
+    # the table-by-table construction alone meets every exact table of every area
+    load = workload(plan, "county")
+    keep = encoded.codes["county"] >= 0
+    for column in load.columns:
+        keep &= encoded.codes[column] >= 0
+    space = RecordSpace.of(plan, load)
+    tables = exact_area_tables(plan, load, encoded, keep)
+    for area in range(3):
+        published = [values[area] for values in tables.values]
+        counts = feasible_counts(space.sizes, space.axes, space.cell_of_type, published)
+        assert counts is not None and _feasible(space, published, counts)
+
+
+def test_a_cyclic_workload_has_no_table_by_table_construction():
+    """Tables a×b, b×c, a×c have no running intersection: the construction declines (the
+    MILP alone answers) rather than return records that miss a table."""
+    from dprelease.risk.area_chain import chain_order
+
+    assert chain_order(((0, 1), (1, 2), (0, 2))) is None
+    assert chain_order(((0, 1), (1, 2), (1,), ())) == [0, 1]
+    assert chain_order(((), (2, 3), (0, 1))) is not None
+
+
+def test_the_table_by_table_records_follow_the_attackers_prior():
+    """Tables a and b (2 values each, one person of each): the hand-out pairs them as the
+    prior mix makes most likely."""
+    from dprelease.risk.area_chain import feasible_counts
+
+    a_of_type, b_of_type = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    tables = [np.array([1.0, 1.0]), np.array([1.0, 1.0])]
+    args = ((2, 2), ((0,), (1,)), (a_of_type, b_of_type), tables)
+    same = feasible_counts(*args, np.array([0.4, 0.1, 0.1, 0.4]))
+    crossed = feasible_counts(*args, np.array([0.1, 0.4, 0.4, 0.1]))
+    assert same is not None and same.tolist() == [1, 0, 0, 1]
+    assert crossed is not None and crossed.tolist() == [0, 1, 1, 0]
+    assert feasible_counts(*args[:3], [np.array([2.0, 0.0]), np.array([1.0, 0.0])]) is None
