@@ -338,26 +338,27 @@ def test_risk_measures_the_coded_file(office: Path, fmt: str) -> None:
     assert any("bins" in level["AGEP"] for level in ladders)  # the plan's bins as a rung
 
 
-@xfail(
-    "contract §5: `risk … --json` writes one JSON object and nothing else to stdout; the "
-    "'CONFIDENTIAL — disclosure risk …' line is printed on stdout before it"
-)
 def test_risk_json_is_one_object_on_stdout(office: Path) -> None:
     result = run(*risk_args(office, "csv"))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["confidential"] is True
 
 
-@xfail(
-    "issue 24 (reconstruct composes): `reconstruct` on a plan with a statistic or a discovered "
-    "domain exits 1 with an InternalError: its DP preview calls draw_preview without the "
-    "statistics' rows (release/statistics.py: 'domain discovery needs the data', and the "
-    "statistic's draw likewise)"
-)
-def test_reconstruct_runs_on_the_whole_plan(office: Path) -> None:
-    result = run(
-        "reconstruct", plan_file(office), "--max-areas", "4", "--seconds-per-area", "1", "--json"
-    )
+def test_reconstruct_refuses_a_discovered_domain_in_one_line(office: Path) -> None:
+    result = run("reconstruct", plan_file(office), "--max-areas", "2", "--json")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert DISCOVERED in result.stderr and result.stdout == ""
+
+
+def test_reconstruct_runs_on_the_plan_with_its_statistic(office: Path) -> None:
+    """Issue 24.1: the attack reads the count tables only; the median stays in the plan."""
+    plan = office_plan("office.csv", bin_labels=False)
+    del plan["columns"][DISCOVERED]
+    plan["tables"] = [t for t in plan["tables"] if DISCOVERED not in t["by"]]
+    path = write_plan(plan, office / "no_discovery.plan.yaml")
+    result = run("reconstruct", str(path), "--max-areas", "3", "--seconds-per-area", "1", "--json")
     assert result.returncode == 0, result.stderr
-    attack = json.loads(result.stdout[result.stdout.index("{") :])
+    attack = json.loads(result.stdout)
+    assert attack["confidential"] is True
     assert attack["level"] == "PUMA" and attack["areas_tried"] >= 1
