@@ -3,6 +3,7 @@ STATE codes with codebook labels, PINCP numbers, some above 200,000, about 1 in 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 ROWS = 3000
@@ -42,3 +43,11 @@ def income_plan(**stat: Any) -> dict[str, Any]:
         ],
         "budget": {"accounting": "pure", "epsilon": 1.0},
     }
+
+
+def assert_no_count(text: str, *counts: int) -> None:
+    """None of these confidential counts appears as a number of its own in a released text
+    (written plainly or with thousands separators; digits inside another number do not count)."""
+    for count in counts:
+        for written in {str(count), f"{count:,}"}:
+            assert not re.search(rf"(?<![\d.,]){re.escape(written)}(?![\d]|[.,]\d)", text), count
