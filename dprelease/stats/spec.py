@@ -15,9 +15,9 @@ near (hi − lo)/2²⁰), `sum_share` (mean: the part of its budget the sum gets
 
 Which rows a statistic uses (`stat_rule`): those whose value of its column is a number; a
 missing or non-numeric value leaves the row out of that statistic. Values outside the bounds
-are clamped into them (a quantile ranks them below or above every candidate, which is the
-same). The data holder sees how many rows each rule leaves out (`dprelease.data.coverage`);
-a release states the rule, never the count.
+are clamped into them (a quantile ranks them below or above every candidate, which comes to
+the same: how far out a value lies does not matter). The data holder sees how many rows each
+rule leaves out (`dprelease.data.coverage`); a release states the rule, never the count.
 """
 
 from __future__ import annotations
@@ -310,8 +310,8 @@ def stat_rule(spec: StatSpec) -> str:
     if isinstance(spec, QuantileSpec):
         last = spec.lo + step * (spec.candidate_count - 1)
         return (
-            f"{used}; values outside [{lo}, {hi}] count as below or above every candidate "
-            f"(as if clamped to the bounds); the released value is one of the candidates "
+            f"{used}; a value below {lo} or above {hi} counts as below or above every "
+            "candidate, however far out it lies; the released value is one of the candidates "
             f"{_text(lo)}, {_text(lo + step)}, {_text(lo + 2 * step)}, … up to {_text(last)} "
             f"(resolution {_text(step)})"
         )
