@@ -75,7 +75,7 @@ class PlanCoverage:
             parts.append(f"rows outside the domain, per column: {domain}")
         for kind, what in (
             ("rows_left_out", "rows with no number (missing or not a number), per statistic"),
-            ("rows_clamped", "values outside a statistic's bounds, clamped into them"),
+            ("rows_clamped", "values outside a statistic's bounds, used as the nearest bound"),
         ):
             figures = [
                 f"{quote(s.name)} ({quote(s.column)}): {getattr(s, kind):,}"

@@ -39,7 +39,8 @@ class StatisticReport:
     """CONFIDENTIAL (for the data holder only, never exported): the rows of one statistic's
     column that it cannot use as they are. `rows_left_out`: no number (missing, or a text
     such as `N`), so the row is left out of the statistic; `rows_clamped`: a number outside
-    the bounds, used as if clamped to them."""
+    the bounds, used as the nearest bound (sums and means clamp it; a quantile ranks it
+    beyond every candidate)."""
 
     name: str
     column: str
@@ -51,7 +52,7 @@ class StatisticReport:
             f"{rows:,} row{'' if rows == 1 else 's'} {what}"
             for rows, what in (
                 (self.rows_left_out, f"left out ({quote(self.column)} missing or not a number)"),
-                (self.rows_clamped, "clamped into its bounds"),
+                (self.rows_clamped, "outside its bounds (used as the nearest bound)"),
             )
             if rows
         ]

@@ -142,7 +142,9 @@ def test_plan_coverage_counts_rows_a_statistic_cannot_use():
     summary = figures.summary()
     assert "4 of 8 rows (50.0%) are left out of at least one table or statistic" in summary
     assert "'median_income' ('income'): 3" in summary and "'mean_age' ('age'): 1" in summary
-    assert "values outside a statistic's bounds, clamped into them: 'median_income'" in summary
+    assert (
+        "values outside a statistic's bounds, used as the nearest bound: 'median_income'" in summary
+    )
     assert figures.needs_confirmation()
 
 

@@ -337,7 +337,7 @@ def test_cli_release_states_which_rows_a_statistic_uses_never_how_many(tmp_path:
     for stderr in (checked.stderr, result.stderr):  # the data holder's own report
         assert (
             f"statistic 'median_income': {NO_NUMBER:,} rows left out ('PINCP' missing or not a "
-            f"number), {ABOVE:,} rows clamped into its bounds" in stderr
+            f"number), {ABOVE:,} rows outside its bounds (used as the nearest bound)" in stderr
         )
     with zipfile.ZipFile(out) as archive:
         files = {n: archive.read(n).decode() for n in archive.namelist()}
