@@ -92,13 +92,15 @@ class QuantileSpec:
             raise PlanError(
                 f"A quantile's resolution must be a number above 0, got {quote(self.grid_step)}."
             )
-        if (self.hi - self.lo) / self.grid_step + 1 > MAX_CANDIDATES:
+        if self.candidate_count > MAX_CANDIDATES:
             finest = (self.hi - self.lo) / (MAX_CANDIDATES - 1)
+            unit = 10.0 ** (math.floor(math.log10(finest)) - 2)  # 3 digits, rounded up
+            lo, hi = _bounds_out(self.lo, self.hi)
             raise PlanError(
                 f"The quantile of column {quote(self.column)} would have more than "
-                f"{MAX_CANDIDATES:,} candidate values at resolution {self.grid_step:g}; "
-                f"give a resolution of at least {finest:g} for bounds "
-                f"[{self.lo:g}, {self.hi:g}]."
+                f"{MAX_CANDIDATES:,} candidate values at resolution {_text(self.grid_step)}; "
+                f"give a resolution of at least {_text(math.ceil(finest / unit - 1e-9) * unit)} "
+                f"for bounds [{lo}, {hi}]."
             )
 
     @property
