@@ -97,13 +97,10 @@ def plan_coverage(table: pa.Table, plan: Plan) -> PlanCoverage:
     error)."""
     # a domain discovered at release time is not known yet: its rows are not "left out"
     discovered = {d.column for d in plan.discoveries}
-    grouping = {name for s in plan.statistics for name in s.by}
     present = [
         name
-        for name in plan.schema.names
-        if (name in plan.used_columns or name in grouping)
-        and name in table.column_names
-        and name not in discovered
+        for name in plan.grouping_columns
+        if name in table.column_names and name not in discovered
     ]
     codes, reports = encode_columns(table, plan.schema, present)
     lost = np.zeros(table.num_rows, dtype=bool)

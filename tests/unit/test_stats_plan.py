@@ -353,5 +353,6 @@ def test_cli_release_states_which_rows_a_statistic_uses_never_how_many(tmp_path:
     assert entry["resolution"] == 200
     assert meta["columns"]["STATE"]["value_labels"] == {"01": "Alabama", "06": "California"}
     assert "over the rows where PINCP is a number" in files["report.html"]
+    assert "<h3>STATE</h3>" in files["report.html"] and "Alabama" in files["report.html"]
     for text in files.values():
         assert_no_count(text, NO_NUMBER, ABOVE, ROWS - NO_NUMBER)
