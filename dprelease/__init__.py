@@ -38,9 +38,10 @@ inward: each line imports only from lines above it or from its own subpackage.
     csv_file        CSV: encoding, delimiter and header sniffed, read by pyarrow in blocks
     excel           .xlsx: decoded size from the sheet's XML first, then one streaming pass
     count           map values onto domains, count() -> TrueCounts
-    report          DataReport: what encoding did to the rows (for the data holder only)
+    report          DataReport: what encoding did to the rows, and the rows each statistic
+                    cannot use (StatisticReport) (for the data holder only)
     coverage        how the data's values fall against the declared domains; rows the plan's
-                    tables leave out (the dashboard's gate above 1%)
+                    tables and statistics leave out (the dashboard's gate above 1%)
     fingerprint     record fingerprints: the ledger's key for "the same records" (also as a
                     FingerprintAccumulator inside an engine's counting pass)
     engines/        streaming counts (arrow, duckdb, spark) -> CountResult: TrueCounts + report;

@@ -67,3 +67,7 @@ bound of a Parquet file's decoded size is rows × columns read × this."""
 MAX_VALUE_LABEL = 200
 """The longest codebook label of one code (a plan's `labels:`), in characters: long enough for
 "Native Hawaiian and Other Pacific Islander alone", short enough for a chart's axis."""
+
+QUANTILE_MAX_CANDIDATES = 10_001
+"""The most candidate values of a quantile statistic: (hi − lo)/resolution + 1. The exponential
+mechanism scores every candidate in every cell, and its rank error grows with ln(candidates)."""

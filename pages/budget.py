@@ -84,7 +84,7 @@ def _results(
         )
         with st.expander("What the release measures", expanded=False):
             st.dataframe(measurement_rows(allocation), key="measurement_table", hide_index=True)
-    show_statistics_budget(plan, allocation)  # issue 16
+    show_statistics_budget(ws, plan, allocation)  # issue 16; a quantile's resolution box
     budget_tabs(ws, plan, allocation)
 
 

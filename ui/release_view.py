@@ -48,20 +48,20 @@ def show_postprocess(plan: Plan) -> None:
 
 
 def coverage_gate(ws: Workspace) -> bool:
-    """Whether the rows the tables leave out allow a release: above 1% of the rows the data
-    holder confirms, having seen the columns and counts (CONFIDENTIAL: on this screen only,
-    never in the release)."""
+    """Whether the rows the tables and statistics leave out allow a release: above 1% of the
+    rows the data holder confirms, having seen the columns and counts (CONFIDENTIAL: on this
+    screen only, never in the release)."""
     figures = coverage(ws)
     if figures is None or not figures.needs_confirmation():
         return True
     st.warning(
         f"**Rows left out (confidential, yours only):** {md(figures.summary())}. These rows are "
-        "missing from the tables that use those columns; check the domains on the Data page "
-        "(e.g. '01' vs '1')."
+        "missing from the tables and statistics that use those columns; check the domains on "
+        "the Data page (e.g. '01' vs '1'), and a statistic's column for missing values."
     )
     return st.checkbox(
-        f"Release anyway without these {figures.rows_left_out:,} rows in the tables that use "
-        f"{', '.join(md(c.name) for c in figures.columns)}.",
+        f"Release anyway without these {figures.rows_left_out:,} rows in the tables and "
+        f"statistics that use {', '.join(md(name) for name in figures.lossy_columns)}.",
         key=f"coverage_ok_{ws.attempt_id}",
     )
 

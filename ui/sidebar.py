@@ -1,5 +1,6 @@
 """The sidebar of every page: the budget meter (total, allocated, spent, left) and the rows
-the plan's tables leave out of the data (confidential, for the data holder's screen only).
+the plan's tables and statistics leave out of the data (confidential, for the data holder's
+screen only).
 
 What follows from the plan alone (its total, the allocated ε, the page's leave guard) sits in
 one slot that the Budget page's what-if fragment redraws (`redraw_plan_figures`): a fragment
@@ -93,16 +94,19 @@ def redraw_plan_figures(ws: Workspace) -> None:
 
 
 def _coverage_line(ws: Workspace) -> None:
-    """Rows left out of any table: confidential, shown to the data holder only."""
+    """Rows left out of any table or statistic: confidential, shown to the data holder only."""
     figures = coverage(ws)
     if figures is None:
         return
     text = (
-        f"Rows left out of some table: **{figures.rows_left_out:,}** of {figures.rows:,} "
-        f"({figures.share_left_out:.1%}; confidential, yours only)"
+        f"Rows left out of some table or statistic: **{figures.rows_left_out:,}** of "
+        f"{figures.rows:,} ({figures.share_left_out:.1%}; confidential, yours only)"
     )
     if figures.needs_confirmation():
-        names = ", ".join(md(c.name) for c in figures.columns)
-        st.warning(f"{text}. Columns: {names}. Check their domains on the Data page.")
+        names = ", ".join(md(name) for name in figures.lossy_columns)
+        st.warning(
+            f"{text}. Columns: {names}. Check their domains on the Data page, and a "
+            "statistic's column for missing values or text such as N."
+        )
     else:
         st.caption(text)

@@ -198,10 +198,10 @@ def parsed_table(ws: Workspace) -> pa.Table:
 
 
 def coverage(ws: Workspace) -> PlanCoverage | None:
-    """CONFIDENTIAL: rows the plan's tables leave out of this upload, or None (no data, or no
-    valid plan), remembered for the upload and the plan's exact text."""
+    """CONFIDENTIAL: rows the plan's tables and statistics leave out of this upload, or None (no
+    data, or no valid plan), remembered for the upload and the plan's exact text."""
     plan, _ = current_plan(ws)
-    if ws.upload is None or plan is None or not plan.tables:
+    if ws.upload is None or plan is None or not (plan.tables or plan.statistics):
         return None
     key = (ws.upload.sha256, plan_key(ws))
     remembered = ws.memo.coverage

@@ -8,11 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
-from dprelease.accounting.statistic_budget import statistic_error_curve
+from dprelease.accounting.statistic_budget import StatisticBudget, statistic_error_curve
+from dprelease.errors import PlanError
 from dprelease.plan.model import Plan
+from dprelease.plan.statistic_edit import set_quantile_resolution
 from dprelease.release.draw import Preview
 from dprelease.stats.spec import QuantileSpec
 from ui.markdown import md
+from ui.state import Workspace
 
 
 def show_preview_statistics(preview: Preview) -> None:
@@ -49,8 +52,9 @@ def show_preview_statistics(preview: Preview) -> None:
         )
 
 
-def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:
-    """Each statistic's budget and data-free error, and its error against ε (no data read)."""
+def show_statistics_budget(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
+    """Each statistic's budget, resolution and data-free error, a box per quantile to set its
+    resolution, and each statistic's error against ε (no data read)."""
     if not allocation.statistics and not allocation.discoveries:
         return
     st.subheader("Statistics")
@@ -72,6 +76,7 @@ def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:
                 "mechanism": entry["mechanism"],
                 "epsilon": entry["epsilon"],
                 "rho": entry["rho"],
+                "resolution": entry["resolution"],
                 "margin of error": shown,
             }
         )
@@ -84,6 +89,7 @@ def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:
                 "mechanism": entry["mechanism"],
                 "epsilon": entry["epsilon"],
                 "rho": entry["rho"],
+                "resolution": None,
                 "margin of error": f"δ = {entry['delta']:.2g}",
             }
         )
@@ -92,8 +98,12 @@ def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:
         "A quantile's error is in rank (how many rows away from the true quantile); its error "
         "in value depends on the data and is shown on the Preview page. A mean's error is its "
         "sum's and count's, divided by the group's size. Clamping to the bounds adds a bias "
-        "no margin of error includes."
+        "no margin of error includes. A statistic leaves out the rows whose value is missing "
+        "or not a number (the sidebar counts them for you). Resolution: a quantile releases "
+        "one of the values lo, lo + resolution, … ≤ hi; a sum or mean rounds each value to a "
+        "multiple of it."
     )
+    _resolution_boxes(ws, [b for b in allocation.statistics if b.statistic.stat.kind == "quantile"])
     epsilons = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
     # the accountant the allocation settled on (`auto` is chosen at allocation time)
     plan = replace(plan, budget=replace(plan.budget, accounting=allocation.accounting))
@@ -106,3 +116,40 @@ def show_statistics_budget(plan: Plan, allocation: Allocation) -> None:
         frame = pd.DataFrame(curves)
         st.markdown("**Each statistic's margin of error against its own ε** (log scales)")
         st.line_chart(frame, x="epsilon", y="moe", color="statistic")
+
+
+def _resolution_boxes(ws: Workspace, quantiles: list[StatisticBudget]) -> None:
+    """A box per quantile statistic for its resolution, written into the plan at once (a bad
+    value is refused in one line and the plan keeps its last good value)."""
+    if not quantiles:
+        return
+
+    def on_change(name: str, key: str) -> None:
+        text = str(st.session_state[key]).strip()
+        try:
+            try:
+                value = float(text)
+            except ValueError:
+                raise PlanError(
+                    f"A quantile's resolution must be a number above 0, got {text!r}."
+                ) from None
+            ws.plan = set_quantile_resolution(ws.plan, name, value)
+            ws.memo.budget_error = None
+        except PlanError as error:
+            ws.memo.budget_error = f"{error} The resolution of {name} is unchanged."
+
+    boxes = st.columns(min(len(quantiles), 3))
+    for at, budget in enumerate(quantiles):
+        stat = budget.statistic.stat
+        assert isinstance(stat, QuantileSpec)
+        key = f"resolution_{budget.name}_{stat.grid_step!r}"  # a new box when the plan changes
+        boxes[at % len(boxes)].text_input(
+            f"Resolution of {budget.name}",
+            value=f"{stat.grid_step:.10g}",
+            key=key,
+            on_change=on_change,
+            args=(budget.name, key),
+            help=f"The distance between the {stat.candidate_count:,} values the quantile "
+            "can release. Finer costs no budget, but more candidates widen the rank error a "
+            "little (it grows with their logarithm).",
+        )

@@ -20,7 +20,14 @@ from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.discovery import DiscoveryMechanism
 from dprelease.stats.means import MeanMechanism, calibrate_mean
 from dprelease.stats.quantile import QuantileMechanism, calibrate_quantile
-from dprelease.stats.spec import MeanSpec, QuantileSpec, stat_label, stat_to_dict
+from dprelease.stats.spec import (
+    MeanSpec,
+    QuantileSpec,
+    stat_label,
+    stat_resolution,
+    stat_rule,
+    stat_to_dict,
+)
 from dprelease.stats.sums import SumMechanism, calibrate_sum
 
 if TYPE_CHECKING:
@@ -122,6 +129,8 @@ class StatisticBudget:
             "moe": moe,
             "moe_table": moe_table,
             "error": error,
+            "rows_used": stat_rule(self.statistic.stat),  # the rule, never how many rows
+            "resolution": stat_resolution(self.statistic.stat),
             "clamping": CLAMPING,
             "weight": self.statistic.table.weight,
             "locked": self.statistic.table.locked,
@@ -201,6 +210,7 @@ def statistics_text(allocation: Allocation) -> str:
         error = entry["error"]
         if "moe_rank" in error:
             shown = "rank moe " + ", ".join(f"{r:.4g}" for r in error["moe_rank"])
+            shown += f", resolution {entry['resolution']:g}"
         elif "sum_moe" in error:
             shown = f"sum moe {error['sum_moe']:.4g}, count moe {error['count_moe']:.4g}"
         else:

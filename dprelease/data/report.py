@@ -35,12 +35,38 @@ class ColumnReport:
 
 
 @dataclass(frozen=True)
+class StatisticReport:
+    """CONFIDENTIAL (for the data holder only, never exported): the rows of one statistic's
+    column that it cannot use as they are. `rows_left_out`: no number (missing, or a text
+    such as `N`), so the row is left out of the statistic; `rows_clamped`: a number outside
+    the bounds, used as the nearest bound (sums and means clamp it; a quantile ranks it
+    beyond every candidate)."""
+
+    name: str
+    column: str
+    rows_left_out: int = 0
+    rows_clamped: int = 0
+
+    def line(self) -> str | None:
+        parts = [
+            f"{rows:,} row{'' if rows == 1 else 's'} {what}"
+            for rows, what in (
+                (self.rows_left_out, f"left out ({quote(self.column)} missing or not a number)"),
+                (self.rows_clamped, "outside its bounds (used as the nearest bound)"),
+            )
+            if rows
+        ]
+        return f"statistic {quote(self.name)}: " + ", ".join(parts) if parts else None
+
+
+@dataclass(frozen=True)
 class DataReport:
     """CONFIDENTIAL (for the data holder only, never exported): what encoding did to the rows."""
 
     rows_read: int
     rows_dropped_by_unit_cap: int
     columns: tuple[ColumnReport, ...]
+    statistics: tuple[StatisticReport, ...] = ()
 
     @property
     def rows_kept(self) -> int:
@@ -65,7 +91,17 @@ class DataReport:
             ]
             if parts:
                 lines.append(f"column {quote(column.name)}: " + ", ".join(parts))
+        lines += [line for s in self.statistics if (line := s.line()) is not None]
         return (*lines, *self.warnings)
+
+    def joined(self, other: DataReport) -> DataReport:
+        """This report (of the counting) with the columns it lacks and the statistics of
+        `other` (the statistics' own reading of the same data)."""
+        names = {c.name for c in self.columns}
+        extra = tuple(c for c in other.columns if c.name not in names)
+        return dataclasses.replace(
+            self, columns=(*self.columns, *extra), statistics=(*self.statistics, *other.statistics)
+        )
 
     @property
     def warnings(self) -> tuple[str, ...]:

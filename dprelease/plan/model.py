@@ -162,6 +162,14 @@ class Plan:
         used = {name for spec in self.tables for name in spec.by}
         return tuple(name for name in self.schema.names if name in used)
 
+    @property
+    def grouping_columns(self) -> tuple[str, ...]:
+        """The plan's columns that some count table or statistic groups by, in plan order: the
+        columns a release has cells of (and labels for)."""
+        used = {name for spec in self.tables for name in spec.by}
+        used |= {name for statistic in self.statistics for name in statistic.by}
+        return tuple(name for name in self.schema.names if name in used)
+
 
 def did_you_mean(word: str, choices: tuple[str, ...] | list[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)

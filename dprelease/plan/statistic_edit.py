@@ -79,3 +79,17 @@ def discover_of(declaration: dict[str, Any] | None) -> int | None:
         value = domain["discover"].get("min_count")
         return value if isinstance(value, int) else None
     return None
+
+
+def set_quantile_resolution(plan: PlanDict, name: str, resolution: float) -> PlanDict:
+    """Set the resolution (distance between candidate values) of quantile statistic `name`,
+    checked by the plan's parser before it is kept (its older key `grid_step` is replaced)."""
+    out = copy.deepcopy(plan)
+    table = next((t for t in out.get("tables", []) if t.get("name") == name), None)
+    stat = table.get("stat") if table is not None else None
+    if not isinstance(stat, dict) or "quantile" not in stat:
+        raise PlanError(f"There is no quantile statistic called {quote(name)}.")
+    stat.pop("grid_step", None)
+    stat["resolution"] = int(resolution) if float(resolution).is_integer() else resolution
+    parse_stat(stat, name)  # one-line error now, not later
+    return out

@@ -174,7 +174,7 @@ def release_metadata(release: Release) -> dict[str, Any]:
             ),
         }
         for column in plan.schema.columns
-        if column.name in plan.used_columns
+        if column.name in plan.grouping_columns
     }
     statistics_metadata(meta, plan, release.discovered)  # issue 16
     if release.empty_tables:

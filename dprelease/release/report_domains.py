@@ -71,7 +71,7 @@ def _column(column: Column) -> str:
 
 def domains_html(plan: Plan) -> str:
     """The report section that defines every released column: its public domain or bins."""
-    used = set(plan.used_columns)
+    used = set(plan.grouping_columns)  # a statistic's by-columns too
     columns = [_column(c) for c in plan.schema.columns if c.name in used]
     if not columns:
         return ""

@@ -1,8 +1,10 @@
 """Release files of statistics and discovered domains (issue 16): CSV, metadata, report.
 
-`tables/<name>.csv` of a statistic has its by-columns, then `value` (in place of `count`); a
-table of several quantiles has a `quantile` column before `value`, one row per cell and
-quantile. Only noisy values are written: no true value, count or row count.
+`tables/<name>.csv` of a statistic has its by-columns (each labelled code followed by its
+`C_label`, as in a count table), then `value` (in place of `count`); a table of several
+quantiles has a `quantile` column before `value`, one row per cell and quantile. Only noisy
+values are written: no true value, count or row count. The metadata and the report state which
+rows each statistic uses (`rows_used`), never how many it left out.
 """
 
 from __future__ import annotations
@@ -25,24 +27,30 @@ def statistic_csv(
     safe: Callable[[str], str],
     number: Callable[[Any], str],
 ) -> bytes:
+    # the count tables' own labelling (imported here: export imports this module)
+    from dprelease.release.export import with_labels
+
     statistic = released.budget.statistic
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     spec = statistic.table
     quantiles = statistic.stat.quantiles if isinstance(statistic.stat, QuantileSpec) else None
     several = quantiles is not None and len(quantiles) > 1
-    header = [safe(name) for name in spec.by] + (["quantile"] if several else []) + ["value"]
-    writer.writerow(header)
-    rows = released.values.reshape(released.values.shape[0], -1).tolist()
-    labels = list(spec.cell_labels(plan.schema)) if spec.by else [()]
-    for cell, values in zip(labels, rows, strict=True):
-        prefix = [safe(label) for label in cell]
+    header = [*spec.by, *(["quantile"] if several else []), "value"]
+    values = released.values.reshape(released.values.shape[0], -1).tolist()
+    cells = list(spec.cell_labels(plan.schema)) if spec.by else [()]
+    rows: list[list[str]] = []
+    for cell, row in zip(cells, values, strict=True):
         if several:
             assert quantiles is not None
-            for q, value in zip(quantiles, values, strict=True):
-                writer.writerow([*prefix, f"{float(q):g}", number(value)])
+            pairs = zip(quantiles, row, strict=True)
+            rows.extend([*cell, f"{float(q):g}", number(value)] for q, value in pairs)
         else:
-            writer.writerow([*prefix, number(values[0])])
+            rows.append([*cell, number(row[0])])
+    header, labelled = with_labels(header, rows, spec.by, plan.schema)
+    text = len(header) - (2 if several else 1)  # the codes and their labels
+    writer.writerow([safe(column) for column in header])
+    writer.writerows([*map(safe, row[:text]), *row[text:]] for row in labelled)
     return buffer.getvalue().encode("utf-8")
 
 
@@ -54,17 +62,6 @@ def statistics_metadata(
     for entry in meta["tables"]:
         if entry["name"] in names:
             entry.pop("measurement_file", None)  # a statistic has no separate measurements
-    for statistic in plan.statistics:
-        for name in statistic.by:
-            column = plan.schema[name]
-            meta["columns"].setdefault(
-                name,
-                {
-                    "kind": column.kind,
-                    "labels": list(column.labels),
-                    "domain_source": column.domain_source,
-                },
-            )
     for name, domain in discovered.items():
         entry = meta["columns"].setdefault(name, {"kind": "categorical"})
         entry.update(
@@ -114,6 +111,7 @@ def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
         rows.append(
             f"<tr><td>{escape(entry['name'])}</td><td>{escape(entry['description'])}</td>"
             f"<td>{escape(' × '.join(entry['by']) or '(total)')}</td>"
+            f"<td>{escape(entry['rows_used'])}</td>"
             f"<td>{escape(MECHANISM_TEXT[entry['kind']])}</td>"
             f"<td>{_fmt(entry['epsilon'])}</td><td>{_fmt(entry['delta'])}</td>"
             f"<td>{_fmt(entry['rho'])}</td><td>{escape(_error_text(entry, confidence))}</td></tr>"
@@ -127,7 +125,8 @@ def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
     if not rows and not discoveries:
         return ""
     table = (
-        "<table><thead><tr><th>statistic</th><th>what</th><th>by</th><th>mechanism</th>"
+        "<table><thead><tr><th>statistic</th><th>what</th><th>by</th><th>rows used</th>"
+        "<th>mechanism</th>"
         "<th>ε</th><th>δ</th><th>ρ</th><th>error</th></tr></thead><tbody>\n"
         + "\n".join(rows)
         + "\n</tbody></table>"
@@ -143,9 +142,12 @@ def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
         else ""
     )
     return f"""<h2>Statistics</h2>
-<p>Each file <code>tables/&lt;name&gt;.csv</code> of a statistic has the by-columns, then
-<code>value</code>. Bounds clamp every value: values above the upper bound pull a
-statistic down, values below the lower bound pull it up; the size of this bias depends on
-the data and is not in any margin of error. Choose bounds that hold nearly all values.</p>
+<p>Each file <code>tables/&lt;name&gt;.csv</code> of a statistic has the by-columns (a
+labelled code followed by its <code>&lt;column&gt;_label</code>), then <code>value</code>.
+A statistic uses the rows where its column is a number: a missing or non-numeric value
+leaves the row out of that statistic (the column <em>rows used</em> states each rule).
+Bounds clamp every value: values above the upper bound pull a statistic down, values below
+the lower bound pull it up; the size of this bias depends on the data and is not in any
+margin of error. Choose bounds that hold nearly all values.</p>
 {table}
 {found}"""

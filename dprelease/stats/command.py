@@ -9,12 +9,13 @@ pass of its own when the counting cannot make it first.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from dprelease.data.count import TrueCounts
+from dprelease.data.count import EncodedData, TrueCounts
 
 if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from dprelease.plan.model import Plan
     from dprelease.release.draw import Release
     from dprelease.release.publish import Account
+    from dprelease.stats.source import StatSource
 
 
 def _fingerprint_key(args: argparse.Namespace, source: Path | str) -> str:
@@ -37,15 +39,27 @@ def _fingerprint_key(args: argparse.Namespace, source: Path | str) -> str:
     return accumulator.fingerprint.key()
 
 
+def with_statistics(
+    counted: CountResult | None, statistics: StatSource, plan: Plan
+) -> EncodedData | CountResult:
+    """The counting's data report (if the plan has count tables) joined with what the
+    statistics' own reading found: their rows with no number and values outside their bounds
+    (CONFIDENTIAL: for the data holder's report on stderr only)."""
+    report = statistics.report(plan)
+    if counted is None:
+        return EncodedData(MappingProxyType({}), report)
+    return dataclasses.replace(counted, report=counted.report.joined(report))
+
+
 def release_with_statistics(
     args: argparse.Namespace,
     source: Path | str,
     plan: Plan,
     allocation: Allocation,
     out: Path,
-) -> tuple[Release, CountResult | None, Account | None]:
-    """Draw and write the release; returns it, the counting result (for the data report) and
-    the ledger account (None without --ledger)."""
+) -> tuple[Release, EncodedData | CountResult, Account | None]:
+    """Draw and write the release; returns it, the counting result with the statistics'
+    figures (for the data report) and the ledger account (None without --ledger)."""
     from dprelease.commands import _charged_release, _count, _ledger_account
     from dprelease.data.read import SizeLimits
     from dprelease.release.draw import draw_release
@@ -65,26 +79,27 @@ def release_with_statistics(
     if args.ledger is None:
         release = draw_release(plan, counter, allocation, statistics_source=statistics)
         write_release(release, out)
-        return release, (counted[0] if counted else None), None
+        return release, with_statistics(counted[0] if counted else None, statistics, plan), None
     account = _ledger_account(args, source, plan, allocation, _fingerprint_key(args, source))
     release = _charged_release(args, account, plan, counter, allocation, out, statistics)
-    return release, (counted[0] if counted else None), account
+    return release, with_statistics(counted[0] if counted else None, statistics, plan), account
 
 
 def validate_statistics_data(args: argparse.Namespace, source: Path | str, plan: Plan) -> None:
     """Check that the data have the statistics' columns; count the tables that need no
-    discovered domain (for the data report)."""
-    import dataclasses
+    discovered domain; print the data report (the statistics' figures too)."""
 
     from dprelease.commands import _count, _print_data_report
     from dprelease.data.read import SizeLimits
     from dprelease.stats.source import read_stat_source
 
-    read_stat_source(source, plan, SizeLimits(args.max_data_mb * 1_000_000, args.max_rows))
+    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
+    statistics = read_stat_source(source, plan, limits)
     discovered = {d.column for d in plan.discoveries}
     tables = tuple(t for t in plan.tables if not discovered & set(t.by))
+    counted = None
     if tables:
         counted = _count(args, source, dataclasses.replace(plan, tables=tables, discoveries=()))
-        _print_data_report(counted, plan)
-    elif discovered:
+    _print_data_report(with_statistics(counted, statistics, plan), plan)
+    if discovered and not tables:
         sys.stderr.write("note: tables over discovered columns are counted at release.\n")

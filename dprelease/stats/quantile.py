@@ -58,8 +58,7 @@ _SCALE_STEPS = 64
 
 def candidates(spec: QuantileSpec) -> np.ndarray:
     """The public grid lo, lo + step, …, up to hi (hi itself when it is on the grid)."""
-    count = math.floor((spec.hi - spec.lo) / spec.grid_step * (1 + 1e-12)) + 1
-    return spec.lo + spec.grid_step * np.arange(count, dtype=np.float64)
+    return spec.lo + spec.grid_step * np.arange(spec.candidate_count, dtype=np.float64)
 
 
 def score_sensitivity(q: Fraction, ctx: StatContext) -> Fraction:

@@ -18,10 +18,11 @@ import pyarrow as pa
 from dprelease.data.columns import MissingColumnsError, dictionary_parts, float_values
 from dprelease.data.count import _unit_cap, encode_columns
 from dprelease.data.read import SizeLimits, read_data
+from dprelease.data.report import DataReport
 from dprelease.errors import DataError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.statistic import StatisticTable
-from dprelease.stats.data import StatData
+from dprelease.stats.data import StatData, statistic_report
 
 
 def needed_columns(plan: Plan) -> list[str]:
@@ -72,6 +73,25 @@ class StatSource:
             cells = cells * size + code
         cells[left_out] = -1
         return StatData(cells, values, max(int(np.prod(shape)), 1))
+
+    def report(self, plan: Plan) -> DataReport:
+        """CONFIDENTIAL (the data holder's report, never exported): after the unit cap, how the
+        statistics' grouping columns were encoded, and each statistic's rows with no number
+        (left out of it) or a number outside its bounds (clamped)."""
+        discovered = {d.column for d in plan.discoveries}  # no domain to check against yet
+        names = [name for s in plan.statistics for name in s.by if name not in discovered]
+        _, columns = encode_columns(
+            self.table, plan.schema, list(dict.fromkeys(names)), keep=self.keep
+        )
+        statistics = tuple(
+            statistic_report(
+                s, self._kept(float_values(self.table.column(s.stat.column), s.stat.column))
+            )
+            for s in plan.statistics
+        )
+        rows = self.table.num_rows
+        kept = rows if self.keep is None else int(np.count_nonzero(self.keep))
+        return DataReport(rows, rows - kept, tuple(columns), statistics)
 
 
 def read_stat_source(

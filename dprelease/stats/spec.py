@@ -7,10 +7,17 @@ Plan syntax (PLAN_AND_CLI.md §4):
     stat: {mean: income, bounds: [0, 500000]}
     domain: {discover: {min_count: 20}}
 
-Optional keys: `grid_step` (quantile: distance between candidates, default 1 when the bounds
-are whole numbers and at most 10,000 apart, else (hi − lo)/1000), `resolution` (sum, mean:
-the fixed-point unit values are rounded to, default 1 for whole-number bounds, else a power of
-two near (hi − lo)/2²⁰), `sum_share` (mean: the part of its budget the sum gets, default 1/2).
+Optional keys: `resolution` (quantile: the distance between its candidate values lo, lo + r,
+…, ≤ hi, the only values it can release; default 1 when the bounds are whole numbers and at
+most 10,000 apart, else (hi − lo)/1000; `grid_step` is its older name. Sum, mean: the
+fixed-point unit values are rounded to, default 1 for whole-number bounds, else a power of two
+near (hi − lo)/2²⁰), `sum_share` (mean: the part of its budget the sum gets, default 1/2).
+
+Which rows a statistic uses (`stat_rule`): those whose value of its column is a number; a
+missing or non-numeric value leaves the row out of that statistic. Values outside the bounds
+are clamped into them (a quantile ranks them below or above every candidate, which comes to
+the same: how far out a value lies does not matter). The data holder sees how many rows each
+rule leaves out (`dprelease.data.coverage`); a release states the rule, never the count.
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ from fractions import Fraction
 from typing import Any
 
 from dprelease.errors import PlanError, quote
+from dprelease.limits import QUANTILE_MAX_CANDIDATES
 
 QUANTILE_DENOMINATOR = 10_000  # q is a multiple of 1/10,000: OpenDP represents it exactly
-MAX_CANDIDATES = 10_001
+MAX_CANDIDATES = QUANTILE_MAX_CANDIDATES
 MAX_QUANTILES = 20
 BOUND_LIMIT = 1e15  # beyond this, fixed-point sums no longer fit 64-bit integers
 
@@ -65,7 +73,9 @@ def quantile_fraction(q: float) -> Fraction:
 
 @dataclass(frozen=True)
 class QuantileSpec:
-    """Quantiles q_1 < … < q_k of `column`, chosen from the public grid lo, lo+step, …, ≤ hi."""
+    """Quantiles q_1 < … < q_k of `column`, chosen from the public grid lo, lo+step, …, ≤ hi.
+
+    `grid_step` is the plan's `resolution`: the distance between the candidates."""
 
     column: str
     quantiles: tuple[Fraction, ...]
@@ -79,16 +89,28 @@ class QuantileSpec:
         if list(self.quantiles) != sorted(set(self.quantiles)):
             raise PlanError("The quantiles of one statistic must be distinct and increasing.")
         if not (self.grid_step > 0 and math.isfinite(self.grid_step)):
-            raise PlanError(f"grid_step must be a positive number, got {quote(self.grid_step)}.")
-        if (self.hi - self.lo) / self.grid_step + 1 > MAX_CANDIDATES:
             raise PlanError(
-                f"The quantile grid of column {quote(self.column)} would have more than "
-                f"{MAX_CANDIDATES} candidates; raise grid_step."
+                f"A quantile's resolution must be a number above 0, got {quote(self.grid_step)}."
+            )
+        if self.candidate_count > MAX_CANDIDATES:
+            finest = (self.hi - self.lo) / (MAX_CANDIDATES - 1)
+            unit = 10.0 ** (math.floor(math.log10(finest)) - 2)  # 3 digits, rounded up
+            lo, hi = _bounds_out(self.lo, self.hi)
+            raise PlanError(
+                f"The quantile of column {quote(self.column)} would have more than "
+                f"{MAX_CANDIDATES:,} candidate values at resolution {_text(self.grid_step)}; "
+                f"give a resolution of at least {_text(math.ceil(finest / unit - 1e-9) * unit)} "
+                f"for bounds [{lo}, {hi}]."
             )
 
     @property
     def kind(self) -> str:
         return "quantile"
+
+    @property
+    def candidate_count(self) -> int:
+        """Candidates lo, lo + step, …, up to hi (hi itself when it is on the grid)."""
+        return math.floor((self.hi - self.lo) / self.grid_step * (1 + 1e-12)) + 1
 
 
 @dataclass(frozen=True)
@@ -190,12 +212,15 @@ def parse_stat(raw: object, table: str) -> StatSpec:
         raise PlanError(f"{what} must have exactly one of quantile, sum, mean.")
     kind = kinds[0]
     if kind == "quantile":
-        _allowed(raw, {"quantile", "column", "bounds", "grid_step"}, what)
+        _allowed(raw, {"quantile", "column", "bounds", "resolution", "grid_step"}, what)
+        if "resolution" in raw and "grid_step" in raw:
+            raise PlanError(f"{what} has resolution and grid_step (its older name); keep one.")
         qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
         fractions = tuple(quantile_fraction(_number(q, f"{what}.quantile")) for q in qs)
         lo, hi = _bounds(raw.get("bounds"), f"{what}.bounds")
-        step = raw.get("grid_step")
-        grid_step = default_grid_step(lo, hi) if step is None else _number(step, "grid_step")
+        key = "grid_step" if "grid_step" in raw else "resolution"
+        step = raw.get(key)
+        grid_step = default_grid_step(lo, hi) if step is None else _number(step, f"{what}.{key}")
         return QuantileSpec(
             _column(raw.get("column"), f"{what}.column"), fractions, lo, hi, grid_step
         )
@@ -229,7 +254,8 @@ def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
             "bounds": _bounds_out(spec.lo, spec.hi),
         }
         if spec.grid_step != default_grid_step(spec.lo, spec.hi):
-            out["grid_step"] = spec.grid_step
+            step = spec.grid_step
+            out["resolution"] = int(step) if float(step).is_integer() else step
         return out
     total = spec.total if isinstance(spec, MeanSpec) else spec
     out = {spec.kind: total.column, "bounds": _bounds_out(total.lo, total.hi)}
@@ -240,14 +266,58 @@ def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
     return out
 
 
+def stat_bounds(spec: StatSpec) -> tuple[float, float]:
+    """The statistic's bounds [lo, hi]."""
+    return (spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi)
+
+
+def stat_resolution(spec: StatSpec) -> float:
+    """A quantile's distance between candidates; a sum's or mean's fixed-point unit."""
+    if isinstance(spec, QuantileSpec):
+        return spec.grid_step
+    return float((spec.total if isinstance(spec, MeanSpec) else spec).resolution)
+
+
+def _text(value: float) -> str:
+    """A public number as written in a plan: 200000, not 2e+05."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
+def _names(spec: StatSpec) -> str:
+    if not isinstance(spec, QuantileSpec):
+        return spec.kind
+    return ", ".join(
+        "median" if q == Fraction(1, 2) else f"{float(q):g}-quantile" for q in spec.quantiles
+    )
+
+
 def stat_label(spec: StatSpec) -> str:
     """A short public description, e.g. 'median of age in [0, 100]'."""
-    lo, hi = _bounds_out(
-        *((spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi))
+    lo, hi = _bounds_out(*stat_bounds(spec))
+    if isinstance(spec, QuantileSpec):
+        return f"{_names(spec)} of {spec.column} in [{lo}, {hi}]"
+    return f"{spec.kind} of {spec.column} clamped to [{lo}, {hi}]"
+
+
+def stat_rule(spec: StatSpec) -> str:
+    """Which rows the statistic uses and what it does to their values (public: the rule, never
+    how many rows it leaves out), e.g. 'median of PINCP over the rows where PINCP is a number
+    …'."""
+    lo, hi = _bounds_out(*stat_bounds(spec))
+    step = stat_resolution(spec)
+    used = (
+        f"{_names(spec)} of {spec.column} over the rows where {spec.column} is a number (a "
+        "missing or non-numeric value leaves its row out of this statistic)"
     )
     if isinstance(spec, QuantileSpec):
-        names = ", ".join(
-            "median" if q == Fraction(1, 2) else f"{float(q):g}-quantile" for q in spec.quantiles
+        last = spec.lo + step * (spec.candidate_count - 1)
+        return (
+            f"{used}; a value below {lo} or above {hi} counts as below or above every "
+            "candidate, however far out it lies; the released value is one of the candidates "
+            f"{_text(lo)}, {_text(lo + step)}, {_text(lo + 2 * step)}, … up to {_text(last)} "
+            f"(resolution {_text(step)})"
         )
-        return f"{names} of {spec.column} in [{lo}, {hi}]"
-    return f"{spec.kind} of {spec.column} clamped to [{lo}, {hi}]"
+    rounded = f"clamped into [{lo}, {hi}] and rounded to a multiple of {_text(step)}"
+    if isinstance(spec, MeanSpec):
+        return f"{used}; values {rounded}; the mean's count is of the same rows"
+    return f"{used}; values {rounded}"

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import io
 import zipfile
-from typing import Any
 
 import pytest
 import yaml
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
@@ -40,20 +38,8 @@ GAPPY_CSV = (
 
 
 @pytest.fixture(autouse=True)
-def run_app_py_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run app.py on every AppTest run, as the server does.
-
-    AppTest resets `PagesManager.uses_pages_directory` before each run and, since the repository
-    has a `pages/` folder, re-runs only the page script after the first run (Streamlit's
-    multipage v1 path); the server keeps the flag False once app.py has called st.navigation,
-    so app.py (sidebar, session) runs every time there. These tests are about app.py's part."""
-    original = PagesManager.__init__
-
-    def init(self: PagesManager, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
+def run_app_py_every_time(app_py_every_run: None) -> None:
+    """These tests are about app.py's part (sidebar, session): it runs on every AppTest run."""
 
 
 def reopen(token: str) -> AppTest:
@@ -225,7 +211,8 @@ def test_rows_left_out_show_on_every_page_and_gate_the_release():
 def test_the_sample_needs_no_confirmation():
     app = go(open_app(), "pages/release.py")
     assert not [c for c in app.checkbox if str(c.key).startswith("coverage_ok_")]
-    assert any("Rows left out of some table: **0**" in c.value for c in app.sidebar.caption)
+    shown = [c.value for c in app.sidebar.caption]
+    assert any("Rows left out of some table or statistic: **0**" in c for c in shown)
 
 
 # --- the releases of the session --------------------------------------------------------------

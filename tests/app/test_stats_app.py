@@ -7,6 +7,8 @@ import io
 import json
 import zipfile
 
+import pytest
+
 from dprelease.ledger.store import Ledger
 from helpers.app import go, keyed, open_app, submit, workspace
 from ui.state import records_key
@@ -100,3 +102,89 @@ def test_sparse_vector_suggestion_is_charged_once_before_it_is_shown(ledger_file
     assert len(entries) == 1 and entries[0].epsilon == 0.1
     assert entries[0].tables == tuple(plan_tables[:3])
     assert any("no cell above T" in str(t.value) for t in app.table)
+
+
+# --- issue 24, point 5: statistics say what they use ----------------------------------------
+
+
+def _median_income_app():
+    """ACS-like data whose PINCP has N and empty values; STATE labelled; a median of PINCP."""
+    from helpers.income_data import INCOME_CSV
+
+    app = open_app()
+    app.file_uploader(key="data_upload").upload("acs.csv", INCOME_CSV, "text/csv").run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    keyed(app.selectbox, "kind_STATE_").set_value("categorical").run()
+    keyed(app.text_area, "domain_STATE_").set_value("01\n06")
+    keyed(app.text_area, "labels_STATE_").set_value("01 = Alabama\n06 = California")
+    submit(app, "cat_form_STATE_")
+    assert not app.error, [e.value for e in app.error]
+    go(app, "pages/tables.py")
+    app.multiselect(key="new_table_by").set_value(["STATE"])  # a count table loses no row
+    submit(app, "add_table_form")
+    app.multiselect(key="new_stat_by").set_value(["STATE"])
+    app.selectbox(key="new_stat_kind").set_value("quantile")
+    app.text_input(key="new_stat_column").set_value("PINCP")
+    app.number_input(key="new_stat_hi").set_value(200000.0)
+    submit(app, "add_statistic_form")
+    assert not app.error, [e.value for e in app.error]
+    return app
+
+
+NAME = "quantile_PINCP_by_STATE"
+
+
+@pytest.mark.usefixtures("app_py_every_run")  # the sidebar is drawn on every run
+def test_the_sidebar_counts_rows_a_statistic_leaves_out():
+    from helpers.income_data import NO_NUMBER, ROWS
+
+    app = _median_income_app()
+    line = (
+        f"Rows left out of some table or statistic: **{NO_NUMBER:,}** of {ROWS:,} "
+        f"({NO_NUMBER / ROWS:.1%}"
+    )
+    for page in ["pages/tables.py", "pages/budget.py", "pages/release.py"]:
+        shown = [w.value for w in go(app, page).sidebar.warning]
+        assert any(line in text and "PINCP" in text for text in shown), (page, shown)
+
+
+def test_budget_shows_and_sets_a_quantiles_resolution_and_release_states_the_rule(ledger_file):
+    from helpers.income_data import ABOVE, NO_NUMBER, ROWS, assert_no_count
+
+    app = go(_median_income_app(), "pages/budget.py")
+    assert not app.error, [e.value for e in app.error]
+    frame = next(d.value for d in app.dataframe if "statistic" in d.value.columns)
+    assert list(frame["resolution"]) == [200]  # the default grid of [0, 200000], shown
+    box = keyed(app.text_input, f"resolution_{NAME}_")
+    assert box.value == "200"
+    box.set_value("0").run()  # refused in one line, the plan keeps its resolution
+    assert any("resolution must be a number above 0" in e.value for e in app.error)
+    assert "resolution" not in workspace(app).plan["tables"][-1]["stat"]
+    keyed(app.text_input, f"resolution_{NAME}_").set_value("5000").run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert workspace(app).plan["tables"][-1]["stat"]["resolution"] == 5000
+    frame = next(d.value for d in app.dataframe if "statistic" in d.value.columns)
+    assert list(frame["resolution"]) == [5000]
+    assert keyed(app.text_input, f"resolution_{NAME}_").value == "5000"
+
+    go(app, "pages/release.py")
+    shown = [w.value.replace("\\", "") for w in app.warning]
+    assert any(f"'{NAME}' ('PINCP'): {NO_NUMBER:,}" in text for text in shown), shown
+    keyed(app.checkbox, "confirm_").check().run()
+    assert app.button(key="create_release").disabled  # the coverage gate is not confirmed yet
+    keyed(app.checkbox, "coverage_ok_").check().run()
+    app.button(key="create_release").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    ws = workspace(app)
+    with zipfile.ZipFile(io.BytesIO(ws.release.zip_bytes)) as archive:
+        files = {n: archive.read(n).decode() for n in archive.namelist()}
+    lines = files[f"tables/{NAME}.csv"].splitlines()
+    assert lines[0] == "STATE,STATE_label,value"
+    assert [line.split(",")[1] for line in lines[1:]] == ["Alabama", "California"]
+    assert all(float(line.split(",")[2]) % 5000 == 0 for line in lines[1:])
+    entry = next(t for t in json.loads(files["metadata.json"])["tables"] if "stat" in t)
+    assert entry["resolution"] == 5000 and entry["stat"]["resolution"] == 5000
+    assert "over the rows where PINCP is a number" in entry["rows_used"]
+    assert "over the rows where PINCP is a number" in ws.release.report_html
+    for text in files.values():
+        assert_no_count(text, NO_NUMBER, ABOVE, ROWS - NO_NUMBER)

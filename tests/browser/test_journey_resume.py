@@ -100,7 +100,7 @@ def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, 
     assert "none yet" in page.locator('[data-testid="stSidebar"]').inner_text()
     upload_data(page, data)
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
-    assert "persons.csv" in sidebar and "Rows left out of some table: 0" in sidebar
+    assert "persons.csv" in sidebar and "Rows left out of some table or statistic: 0" in sidebar
     go(page, "3 · Budget")
     assert page.locator(EPSILON_BOX).input_value() == "2"
 

@@ -110,6 +110,44 @@ def test_plan_coverage_counts_rows_left_out_of_any_table():
     assert "4 of 8 rows (50.0%)" in figures.summary() and "'state': 2" in figures.summary()
 
 
+def test_plan_coverage_counts_rows_a_statistic_cannot_use():
+    """Issue 24.5: a row whose statistic column is missing or not a number (`N`) is left out of
+    that statistic, so it counts like a row outside a table's domain; a number outside the
+    bounds is clamped (used), counted apart; a statistic's by-column counts like a table's."""
+    raw = plan_dict()
+    raw["columns"] = {"state": {"kind": "categorical", "domain": ["01", "06"]}}
+    raw["tables"] = [  # statistics only: no count table
+        {
+            "name": "median_income",
+            "by": ["state"],
+            "stat": {"quantile": 0.5, "column": "income", "bounds": [0, 1000]},
+        },
+        {"name": "mean_age", "by": [], "stat": {"mean": "age", "bounds": [0, 100]}},
+    ]
+    plan = parse_plan(raw)
+    table = pa.table(
+        {
+            "state": ["01", "06", "01", "06", "08", "01", "06", "01"],  # row 4: 08, no domain
+            "income": ["10", "N", "", "2000", "50", "-3", "N", "7"],  # N, empty: no number
+            "age": ["30", "40", "50", "60", "x", "70", "80", "90"],  # x: no number
+        }
+    )
+    figures = plan_coverage(table, plan)
+    # rows 1, 2, 6: no income; row 4: state 08 and age x
+    assert (figures.rows, figures.rows_left_out) == (8, 4)
+    assert {c.name: c.rows_left_out for c in figures.columns} == {"state": 1}
+    found = {s.name: (s.column, s.rows_left_out, s.rows_clamped) for s in figures.statistics}
+    assert found == {"median_income": ("income", 3, 2), "mean_age": ("age", 1, 0)}
+    assert figures.lossy_columns == ("state", "income", "age")
+    summary = figures.summary()
+    assert "4 of 8 rows (50.0%) are left out of at least one table or statistic" in summary
+    assert "'median_income' ('income'): 3" in summary and "'mean_age' ('age'): 1" in summary
+    assert (
+        "values outside a statistic's bounds, used as the nearest bound: 'median_income'" in summary
+    )
+    assert figures.needs_confirmation()
+
+
 def test_the_gate_opens_at_one_percent_exactly():
     raw = plan_dict()
     raw["columns"] = {"sex": {"kind": "categorical", "domain": ["F"]}}

@@ -282,3 +282,77 @@ def test_a_discovery_that_finds_nothing_releases_empty_tables_not_an_error() -> 
     assert meta["columns"]["county"]["labels"] == []
     assert {e["name"] for e in meta["empty_tables"]} == {"by_county", "m"}
     assert release.allocation.total == allocate(plan).total  # charged in full all the same
+
+
+# --- issue 24, point 5: statistics say what they use ----------------------------------------
+
+
+def test_a_quantiles_resolution_is_a_plan_key_with_a_limit() -> None:
+    from dprelease.limits import QUANTILE_MAX_CANDIDATES
+    from dprelease.stats.quantile import candidates
+    from tests.helpers.income_data import income_plan
+
+    default = parse_plan(income_plan()).statistics[0].stat
+    assert candidates(default)[:3].tolist() == [0, 200, 400]  # today's default, unchanged
+    plan = parse_plan(income_plan(resolution=1000))
+    grid = candidates(plan.statistics[0].stat)
+    assert grid[:3].tolist() == [0, 1000, 2000] and grid[-1] == 200000 and grid.size == 201
+    written = yaml.safe_load(dumps_plan(plan))
+    assert written["tables"][0]["stat"]["resolution"] == 1000
+    assert loads_plan(dumps_plan(plan), "yaml").statistics == plan.statistics
+    older = parse_plan(income_plan(grid_step=1000))  # the key's older name still reads
+    assert older.statistics == plan.statistics
+    assert QUANTILE_MAX_CANDIDATES == 10_001
+    for bad, message in (
+        ({"resolution": 0}, "resolution must be a number above 0"),
+        ({"resolution": -5}, "resolution must be a number above 0"),
+        ({"resolution": "fine"}, "must be a number"),
+        ({"resolution": 1}, "give a resolution of at least 20 for bounds [0, 200000]"),
+        ({"resolution": 100, "grid_step": 100}, "keep one"),
+    ):
+        with pytest.raises(PlanError) as caught:
+            parse_plan(income_plan(**bad))
+        assert message in str(caught.value) and len(str(caught.value).splitlines()) == 1
+
+
+def test_cli_release_states_which_rows_a_statistic_uses_never_how_many(tmp_path: Path) -> None:
+    from tests.helpers.income_data import (
+        ABOVE,
+        INCOME_CSV,
+        NO_NUMBER,
+        ROWS,
+        assert_no_count,
+        income_plan,
+    )
+
+    data = tmp_path / "acs.csv"
+    data.write_bytes(INCOME_CSV)
+    plan_file = tmp_path / "plan.yaml"
+    plan_file.write_text(yaml.safe_dump({**income_plan(), "data": str(data)}), encoding="utf-8")
+    checked = run("validate", str(plan_file))
+    assert checked.returncode == 0, checked.stderr
+    out = tmp_path / "release.zip"
+    result = run("release", str(plan_file), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    for stderr in (checked.stderr, result.stderr):  # the data holder's own report
+        assert (
+            f"statistic 'median_income': {NO_NUMBER:,} rows left out ('PINCP' missing or not a "
+            f"number), {ABOVE:,} rows outside its bounds (used as the nearest bound)" in stderr
+        )
+    with zipfile.ZipFile(out) as archive:
+        files = {n: archive.read(n).decode() for n in archive.namelist()}
+    lines = files["tables/median_income.csv"].splitlines()
+    assert lines[0] == "STATE,STATE_label,value"
+    assert [line.split(",")[:2] for line in lines[1:]] == [["01", "Alabama"], ["06", "California"]]
+    assert all(float(line.split(",")[2]) % 200 == 0 for line in lines[1:])  # on the stated grid
+    meta = json.loads(files["metadata.json"])
+    entry = next(t for t in meta["tables"] if t["name"] == "median_income")
+    assert entry["rows_used"].startswith("median of PINCP over the rows where PINCP is a number")
+    assert "missing or non-numeric value leaves its row out" in entry["rows_used"]
+    assert "0, 200, 400, … up to 200000 (resolution 200)" in entry["rows_used"]
+    assert entry["resolution"] == 200
+    assert meta["columns"]["STATE"]["value_labels"] == {"01": "Alabama", "06": "California"}
+    assert "over the rows where PINCP is a number" in files["report.html"]
+    assert "<h3>STATE</h3>" in files["report.html"] and "Alabama" in files["report.html"]
+    for text in files.values():
+        assert_no_count(text, NO_NUMBER, ABOVE, ROWS - NO_NUMBER)

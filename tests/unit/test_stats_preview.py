@@ -50,3 +50,30 @@ def test_a_quantiles_value_margin_holds_for_its_own_draws() -> None:
         assert tighter < 0.95 + 3 * np.sqrt(0.05 * 0.95 / 600)  # and is the smallest one
     assert [set(r) for r in errors["m"]] == [{"RMSE", "bias"}] * 2
     assert all(r["RMSE"] > 0 for r in errors["m"])
+
+
+def test_a_changed_resolution_changes_the_grid_and_rows_with_no_number_are_counted() -> None:
+    """Issue 24.5: the preview draws from the stated grid (the plan's `resolution`); the data
+    report counts the rows with no number (`N`, empty) and the values clamped, after the cap."""
+    from tests.helpers.income_data import ABOVE, INCOME_CSV, NO_NUMBER, income_plan
+
+    rng = np.random.default_rng(3)
+    drawn = {}
+    for step in (200, 5000):  # 200: the default for bounds [0, 200000]
+        plan = parse_plan(income_plan() if step == 200 else income_plan(resolution=step))
+        budget = allocate(plan).statistics[0]
+        source = read_stat_source(INCOME_CSV, plan, filename="acs.csv")
+        report = source.report(plan)
+        assert [(s.rows_left_out, s.rows_clamped) for s in report.statistics] == [
+            (NO_NUMBER, ABOVE)
+        ]
+        data = source.stat_data(plan, budget.statistic)
+        draws = np.stack(
+            [
+                draw_quantiles(data, budget.mechanism, preview_sampler(rng))  # type: ignore[arg-type]
+                for _ in range(40)
+            ]
+        )
+        assert np.all(draws % step == 0) and np.all((draws >= 0) & (draws <= 200000))
+        drawn[step] = draws
+    assert np.any(drawn[200] % 5000 != 0)  # the finer grid is used, not only the coarse one
