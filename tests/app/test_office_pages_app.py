@@ -81,6 +81,8 @@ def check_release(app: AppTest) -> None:
     go(app, "pages/release.py")
     assert not errors(app), errors(app)
     keyed(app.checkbox, "confirm_").check().run()
+    # PINCP is N for every child: the median leaves those rows out, so the gate asks first
+    keyed(app.checkbox, "coverage_ok_").check().run()
     app.button(key="create_release").click().run()
     assert not app.exception and not errors(app), errors(app)
     with zipfile.ZipFile(io.BytesIO(workspace(app).release.zip_bytes)) as archive:
@@ -186,14 +188,11 @@ def test_the_preview_of_the_statistic_shows_labels(tmp_path) -> None:
     assert list(frame["cell"]) == [f"{label} ({code})" for code, label in STATES.items()]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract §5 (issue 24's statistic with labels): a statistic's CSV carries "
-    f"C_label too; the dashboard writes tables/{STATISTIC}.csv as STATE,value",
-)
 def test_the_dashboard_release_labels_the_statistic(tmp_path) -> None:
     app = go(office_app(tmp_path), "pages/release.py")
     keyed(app.checkbox, "confirm_").check().run()
+    # PINCP is N for every child: the median leaves those rows out, so the gate asks first
+    keyed(app.checkbox, "coverage_ok_").check().run()
     app.button(key="create_release").click().run()
     assert not app.exception and not errors(app), errors(app)
     with zipfile.ZipFile(io.BytesIO(workspace(app).release.zip_bytes)) as archive:

@@ -51,11 +51,6 @@ def add_median_income_by_state(page) -> None:
     wait_idle(page)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract §5 (issue 24's statistic with labels): the released statistic's CSV "
-    "has no state_label column (every count table has it); the journey's last check",
-)
 def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
     (tmp_path / "states.csv").write_text(state_codebook_csv(), encoding="utf-8")
     with (

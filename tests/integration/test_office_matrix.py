@@ -232,10 +232,6 @@ def test_ledger_refuses_a_second_release_over_the_cap(office: Path, release) -> 
     assert len(after["releases"]) == 1 and after["cap"]["epsilon"] == 5
 
 
-@xfail(
-    "contract §5 (issue 24's statistic with labels): a statistic's CSV carries C_label too; "
-    f"tables/{STATISTIC}.csv is written as STATE,value without STATE_label"
-)
 def test_the_statistic_csv_carries_the_state_label(release) -> None:
     made = release("duckdb", "csv")
     assert made.result.returncode == 0, made.result.stderr
@@ -244,11 +240,6 @@ def test_the_statistic_csv_carries_the_state_label(release) -> None:
     assert [r["STATE_label"] for r in read_csv(path)] == list(STATES.values())
 
 
-@xfail(
-    "issue 24 ('no N-row loss unreported'): the rows whose PINCP is 'N' (not applicable) are "
-    "left out of the median without a word; the data report (stderr) names LANP's left-out "
-    "rows but not PINCP's"
-)
 def test_rows_left_out_of_the_statistic_are_reported(release) -> None:
     made = release("duckdb", "csv")
     assert made.result.returncode == 0, made.result.stderr
