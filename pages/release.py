@@ -13,6 +13,7 @@ from dprelease.limits import EPSILON_CAP_LIMIT
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import DATASET_NAME_RULE
 from dprelease.release.publish import Account, charged_release
+from dprelease.release.service import check_fits
 from dprelease.release.statistics import upload_inputs
 from ui.markdown import md, md_error, md_lines
 from ui.release_view import coverage_gate, session_releases, show_postprocess
@@ -191,7 +192,7 @@ def _another(confirmed: bool) -> None:
 result = ws.release
 if result is None:
     try:  # ε and δ against the account's caps (δ: 1e-3 unless one is set)
-        book.check(account.records, total, name=account.name, legacy=account.legacy)
+        check_fits(account, total)  # the CLI's check too (dprelease.release.service)
         fits = True
     except DPReleaseError as error:
         fits = False
