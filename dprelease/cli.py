@@ -20,10 +20,15 @@ from dprelease.errors import DPReleaseError, one_line, quote
 from dprelease.ldp import command as ldp_command
 from dprelease.ledger import command as ledger_command
 from dprelease.limits import MAX_DATA_MB
+from dprelease.release import code_command
 from dprelease.risk import command as risk_command
 
 # Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
-SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
+SUBCOMMANDS: dict[str, Any] = {
+    "ledger": ledger_command,
+    "ldp": ldp_command,
+    "export": code_command,
+}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,6 +16,7 @@ account of the same ledger, and is checked against the same caps:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dprelease.accounting.allocation import Allocation
 from dprelease.accounting.composition import Guarantee
@@ -75,3 +76,31 @@ def uncharged_release(
     metadata says `"ledger": null`."""
     release = draw_release(plan, true_counts, allocation, statistics_source=statistics_source)
     return release, release_files(release, ledger=None)
+
+
+def data_account(ledger: Ledger, data: bytes, filename: str, dataset: str | None) -> Account:
+    """The account of a data file held in memory (the dashboard's upload, an exported
+    notebook's file): its records' fingerprint, and its bytes' SHA-256."""
+    import hashlib
+
+    from dprelease.data.fingerprint import fingerprint_table
+    from dprelease.data.read import read_data
+
+    records = fingerprint_table(read_data(data, filename=filename)).key()
+    return account_of(ledger, records, dataset, hashlib.sha256(data).hexdigest())
+
+
+def released_tables(files: dict[str, bytes]) -> dict[str, Any]:
+    """Each released table's CSV (values and their margin of error, `moe`) as a pandas
+    DataFrame of text, by table name: what an exported notebook shows."""
+    import io
+
+    import pandas as pd
+
+    return {
+        path.removeprefix("tables/").removesuffix(".csv"): pd.read_csv(
+            io.BytesIO(content), dtype=str, keep_default_na=False
+        )
+        for path, content in files.items()
+        if path.startswith("tables/")
+    }
