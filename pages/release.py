@@ -16,7 +16,7 @@ from dprelease.release.publish import Account, charged_release
 from dprelease.release.service import check_fits
 from dprelease.release.statistics import upload_inputs
 from ui.markdown import md, md_error, md_lines
-from ui.release_view import coverage_gate, session_releases, show_postprocess
+from ui.release_view import code_download, coverage_gate, session_releases, show_postprocess
 from ui.state import (
     ReleaseResult,
     current_allocation,
@@ -61,6 +61,7 @@ st.markdown(
     f"costs **{cost}** of the data set's lifetime budget."
 )
 show_postprocess(plan)
+code_download(ws)  # issue 24: the release as code
 if ws.upload is None:
     session_releases(ws)
 upload = require_upload(ws)  # a plan without data: say where to release it, and stop
