@@ -206,6 +206,14 @@ def _release(
         from dprelease.release.service import NO_LEDGER_WARNING
 
         sys.stderr.write(NO_LEDGER_WARNING + "\n")
+    elif isinstance(source, str):  # a URI: the ledger's fingerprint pass reads local files only
+        from dprelease.errors import DataError
+
+        raise DataError(
+            f"The ledger keys a data set by its records, read on this machine, and '{source}' "
+            "is read by Spark only: copy the data here, or give --no-ledger and record this "
+            "release's spend yourself."
+        )
     if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
         from dprelease.stats.command import release_with_statistics
 
