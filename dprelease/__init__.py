@@ -45,7 +45,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     fingerprint     record fingerprints: the ledger's key for "the same records" (also as a
                     FingerprintAccumulator inside an engine's counting pass)
     engines/        streaming counts (arrow, duckdb, spark) -> CountResult: TrueCounts + report;
-                    source (where the data are), grouped (one GROUPING SETS query), result
+                    source (where the data are), grouped (one GROUPING SETS query), result,
+                    java (Java 17+ for spark, checked before Spark starts)
 - postprocess/    after the noise, no privacy cost
     subtables       which tables determine which sub-tables (hierarchy included); cell maps
     consistency     weighted least squares under the shared-sum constraints; bounds by active set
@@ -64,6 +65,10 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
+    service         what the CLI and the dashboard share around it: the ledger, the account,
+                    the cap check; the uncharged release (`--no-ledger`, "ledger": null)
+    code_export     the release as code: a script or notebook through the library (`export`;
+                    code_command is its CLI)
     background      work on another thread while a small data file is read (the allocation)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)

@@ -20,10 +20,15 @@ from dprelease.errors import DPReleaseError, one_line, quote
 from dprelease.ldp import command as ldp_command
 from dprelease.ledger import command as ledger_command
 from dprelease.limits import MAX_DATA_MB
+from dprelease.release import code_command
 from dprelease.risk import command as risk_command
 
 # Commands that live in their own modules: each has add_parser(commands) and run(args) -> int.
-SUBCOMMANDS: dict[str, Any] = {"ledger": ledger_command, "ldp": ldp_command}
+SUBCOMMANDS: dict[str, Any] = {
+    "ledger": ledger_command,
+    "ldp": ldp_command,
+    "export": code_command,
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,13 +116,19 @@ def _parser() -> _Parser:
     release.add_argument("--data", help="data file (overrides the plan's `data`)")
     release.add_argument("--out", required=True, help="new directory, or a path ending in .zip")
     release.add_argument("--json", action="store_true", help="print the summary as JSON")
-    release.add_argument(
+    ledger = release.add_mutually_exclusive_group()
+    ledger.add_argument(
         "--ledger",
         nargs="?",
         const="",
         metavar="PATH",
-        help="charge the release to this budget ledger (no PATH: $DPRELEASE_LEDGER, else "
-        "~/.dprelease/ledger.sqlite); the data file's SHA-256 picks its account",
+        help="the budget ledger the release is charged to (default, and with no PATH: "
+        "$DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite); the records pick its account",
+    )
+    ledger.add_argument(
+        "--no-ledger",
+        action="store_true",
+        help='charge no ledger (a warning; metadata.json then says "ledger": null)',
     )
     release.add_argument(
         "--cap", type=float, metavar="EPSILON", help="set this data set's lifetime ε cap first"

@@ -190,17 +190,30 @@ def _release(
     args: argparse.Namespace, plan: Plan, allocating: Background[Allocation], out: Path
 ) -> tuple[Release, EncodedData | CountResult | None, Account | None, Allocation]:
     """Count, draw and write the release of `run_release` (the allocation from `allocating`)."""
-    from dprelease.release.draw import draw_release
-    from dprelease.release.export import write_release
     from dprelease.release.noise import warm_up
 
     source = _data_source(plan, args.data)
     # OpenDP takes a while to import; let it load on the other core while the data are read.
     threading.Thread(target=warm_up, daemon=True).start()
-    if args.ledger is None and args.cap is not None:
-        from dprelease.errors import BudgetError
+    charged = not args.no_ledger  # issue 24: the ledger is charged unless told otherwise
+    if not charged:
+        if args.cap is not None:
+            from dprelease.errors import BudgetError
 
-        raise BudgetError("--cap sets a lifetime cap in a ledger; give --ledger too.")
+            raise BudgetError(
+                "--cap sets a lifetime cap in a ledger; it cannot go with --no-ledger."
+            )
+        from dprelease.release.service import NO_LEDGER_WARNING
+
+        sys.stderr.write(NO_LEDGER_WARNING + "\n")
+    elif isinstance(source, str):  # a URI: the ledger's fingerprint pass reads local files only
+        from dprelease.errors import DataError
+
+        raise DataError(
+            f"The ledger keys a data set by its records, read on this machine, and '{source}' "
+            "is read by Spark only: copy the data here, or give --no-ledger and record this "
+            "release's spend yourself."
+        )
     if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
         from dprelease.stats.command import release_with_statistics
 
@@ -208,15 +221,29 @@ def _release(
         release, encoded, account = release_with_statistics(args, source, plan, allocation, out)
         return release, encoded, account, allocation
     # One pass counts the tables and, with a ledger, fingerprints every record for its key.
-    encoded = _count(args, source, plan, fingerprint=args.ledger is not None)
+    encoded = _count(args, source, plan, fingerprint=charged)
     allocation = allocating.result()
-    if args.ledger is None:
-        release = draw_release(plan, encoded.counts, allocation)
-        write_release(release, out)
-        return release, encoded, None, allocation
+    if not charged:
+        return _uncharged_release(plan, encoded.counts, allocation, out), encoded, None, allocation
     account = _ledger_account(args, source, plan, allocation, _records_key(encoded))
     release = _charged_release(args, account, plan, encoded.counts, allocation, out)
     return release, encoded, account, allocation
+
+
+def _uncharged_release(
+    plan: Plan,
+    counts: TrueCounts | Counter,
+    allocation: Allocation,
+    out: Path,
+    statistics_source: StatSource | None = None,
+) -> Release:
+    """`--no-ledger`: drawn and written with `"ledger": null` in its metadata."""
+    from dprelease.release.export import write_files
+    from dprelease.release.service import uncharged_release
+
+    release, files = uncharged_release(plan, allocation, counts, statistics_source)
+    write_files(files, out)
+    return release
 
 
 def _records_key(counted: CountResult) -> str:
@@ -237,20 +264,19 @@ def _ledger_account(
 ) -> Account:
     """The ledger account of this data's records (their fingerprint's key, the plan's
     `dataset:` name), its cap set and checked (no lock yet)."""
-    from dprelease.ledger.files import dataset_key_of_file, default_ledger_path
-    from dprelease.ledger.store import Ledger
-    from dprelease.release.publish import Account
+    from dprelease.ledger.files import dataset_key_of_file
+    from dprelease.release import service
 
-    ledger = Ledger(args.ledger or default_ledger_path())
+    ledger = service.open_ledger(args.ledger)
     # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
     legacy = dataset_key_of_file(source) if isinstance(source, Path) and source.is_file() else None
-    account = Account(ledger, records_key, plan.dataset, legacy)
-    resolved = ledger.account(account.records, account.name, account.legacy)
+    account = service.account_of(ledger, records_key, plan.dataset, legacy)
+    resolved = service.resolve_account(account)
     if resolved.notice:
         sys.stderr.write(f"ledger: note: {resolved.notice}\n")
     if args.cap is not None:
-        ledger.set_cap(account.records, args.cap, name=account.name, legacy=account.legacy)
-    ledger.check(account.records, allocation.total, name=account.name, legacy=account.legacy)
+        service.set_cap(account, args.cap)
+    service.check_fits(account, allocation.total)
     return account
 
 

@@ -13,9 +13,10 @@ from dprelease.limits import EPSILON_CAP_LIMIT
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import DATASET_NAME_RULE
 from dprelease.release.publish import Account, charged_release
+from dprelease.release.service import check_fits
 from dprelease.release.statistics import upload_inputs
 from ui.markdown import md, md_error, md_lines
-from ui.release_view import coverage_gate, session_releases, show_postprocess
+from ui.release_view import code_download, coverage_gate, session_releases, show_postprocess
 from ui.state import (
     ReleaseResult,
     current_allocation,
@@ -60,6 +61,7 @@ st.markdown(
     f"costs **{cost}** of the data set's lifetime budget."
 )
 show_postprocess(plan)
+code_download(ws)  # issue 24: the release as code
 if ws.upload is None:
     session_releases(ws)
 upload = require_upload(ws)  # a plan without data: say where to release it, and stop
@@ -191,7 +193,7 @@ def _another(confirmed: bool) -> None:
 result = ws.release
 if result is None:
     try:  # ε and δ against the account's caps (δ: 1e-3 unless one is set)
-        book.check(account.records, total, name=account.name, legacy=account.legacy)
+        check_fits(account, total)  # the CLI's check too (dprelease.release.service)
         fits = True
     except DPReleaseError as error:
         fits = False

@@ -17,6 +17,16 @@ import pytest
 from helpers import ROOT
 
 
+@pytest.fixture(autouse=True)
+def ledger_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own ledger file ($DPRELEASE_LEDGER): `release` charges a ledger
+    unless told `--no-ledger` (issue 24), and no test may write to ~/.dprelease or see another
+    test's charges. Child processes get it through `helpers.cli.child_env`."""
+    path = tmp_path / "ledger.sqlite"
+    monkeypatch.setenv("DPRELEASE_LEDGER", str(path))
+    return path
+
+
 @pytest.fixture
 def sample_plan() -> Path:
     """The bundled sample plan (data/census_sample.plan.yaml)."""

@@ -1,5 +1,6 @@
-"""The Release page's parts: the post-processing that will run, the coverage gate, and the
-releases of this session (each stays downloadable until the session ends)."""
+"""The Release page's parts: the post-processing that will run, the release as a notebook, the
+coverage gate, and the releases of this session (each stays downloadable until the session
+ends)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import streamlit as st
 
 from dprelease.plan.model import Plan
 from dprelease.postprocess.pipeline import STEP_ORDER
+from dprelease.release.code_export import release_notebook
 from ui.markdown import md
 from ui.state import Workspace, coverage
 
@@ -44,6 +46,23 @@ def show_postprocess(plan: Plan) -> None:
         "**Post-processing that will run** (no privacy cost; switch steps on the Preview page): "
         + ("; ".join(f"{i}. {text}" for i, text in enumerate(steps, 1)) if steps else "none")
         + "."
+    )
+
+
+def code_download(ws: Workspace) -> None:
+    """The release as a notebook (issue 24): the plan, read from this page's data file by
+    name, released through the library and charged to the same ledger. Nothing is drawn here;
+    running the notebook spends the budget."""
+    data = ws.upload.name if ws.upload is not None else ws.memo.wanted_data or "DATA.csv"
+    st.download_button(
+        "Download as a notebook (.ipynb)",
+        lambda: release_notebook(ws.plan, data),
+        file_name="dprelease-release.ipynb",
+        mime="application/x-ipynb+json",
+        key="download_notebook",
+        help=f"Code that loads this plan, reads {data} from the notebook's folder, releases "
+        "through the dprelease library (charging the same ledger) and shows the tables with "
+        "their margins. Running it spends the budget; downloading it does not.",
     )
 
 

@@ -27,7 +27,6 @@ from dprelease.data.coverage import PlanCoverage, plan_coverage
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
-from dprelease.ledger.files import default_ledger_path
 from dprelease.ledger.store import Ledger
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict
@@ -35,6 +34,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
+from dprelease.release.service import account_of, open_ledger
 from dprelease.stats.suggest import Suggestion
 from ui.plan_store import StoredPlan, new_token
 
@@ -271,8 +271,9 @@ def every_problem(error: DPReleaseError) -> str:
 
 
 def ledger() -> Ledger:
-    """The budget ledger on disk (DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite)."""
-    return Ledger(default_ledger_path())
+    """The budget ledger on disk (DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite), the
+    same one the CLI charges (`dprelease.release.service`)."""
+    return open_ledger()
 
 
 def records_key(ws: Workspace) -> str:
@@ -291,4 +292,4 @@ def ledger_account(ws: Workspace, book: Ledger) -> Account:
     and the upload's SHA-256 (the key of a ledger written before accounts existed)."""
     name = ws.plan.get("dataset")
     upload = require_upload(ws)
-    return Account(book, records_key(ws), name if isinstance(name, str) else None, upload.sha256)
+    return account_of(book, records_key(ws), name if isinstance(name, str) else None, upload.sha256)

@@ -31,8 +31,7 @@ MAX_DOMAIN_FROM_DATA = 10_000
 
 def empty_plan(epsilon: float = 1.0) -> PlanDict:
     """A plan with no columns or tables yet and a sensible default budget."""
-    post = Postprocess().to_dict()
-    post.pop("consistent")  # off by default; the Preview page writes it when switched on
+    post = Postprocess().to_dict()  # written out, so that a saved plan says what runs
     return {
         "version": PLAN_VERSION,
         "unit": {"kind": default_of(Unit, "kind")},

@@ -94,12 +94,15 @@ class Budget:
 
 @dataclass(frozen=True)
 class Postprocess:
-    """Which post-processing steps run on the noisy counts (they cost no privacy)."""
+    """Which post-processing steps run on the noisy counts (they cost no privacy).
+
+    `consistent` is on unless the plan switches it off (issue 24): tables that share a margin
+    agree and add up, the same in the CLI and the dashboard."""
 
     clamp: tuple[float | None, float | None] = (None, None)
     nonnegative: bool = True
     integer: bool = True
-    consistent: bool = False
+    consistent: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's `postprocess:` section (also in a release's metadata)."""

@@ -127,8 +127,10 @@ def _software() -> dict[str, str]:
     return versions
 
 
-def release_metadata(release: Release) -> dict[str, Any]:
-    """Everything `plan --json` prints, plus post-processing, files, time and versions."""
+def release_metadata(release: Release, ledger: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything `plan --json` prints, plus post-processing, files, time and versions, and
+    `ledger`: where the release was charged (`release_id`, `dataset` name), or null for a
+    release charged to no ledger (contract section 5)."""
     plan = release.plan
     meta = release.allocation.to_dict()
     counts = {t.name: t for t in release.tables}
@@ -186,16 +188,17 @@ def release_metadata(release: Release) -> dict[str, Any]:
     meta["created"] = release.created
     meta["software"] = _software()
     meta["format"] = "dprelease release v1"
+    meta["ledger"] = None if ledger is None else dict(ledger)
     return meta
 
 
-def release_files(release: Release) -> dict[str, bytes]:
-    """The release as {relative path: bytes}."""
+def release_files(release: Release, ledger: dict[str, Any] | None = None) -> dict[str, bytes]:
+    """The release as {relative path: bytes}; `ledger` as in `release_metadata`."""
     if not isinstance(release, Release):
         raise InternalError("only a Release drawn with the secure sampler can be exported")
     files = {
         "metadata.json": (
-            json.dumps(release_metadata(release), indent=2, ensure_ascii=False) + "\n"
+            json.dumps(release_metadata(release, ledger), indent=2, ensure_ascii=False) + "\n"
         ).encode("utf-8")
     }
     plan = release.plan

@@ -93,7 +93,7 @@ def charged_release(
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
         release = draw_release(plan, true_counts, allocation, statistics_source=statistics_source)
         progress(0.85, "Building tables, metadata and report (in memory)…")
-        files = release_files(release)
+        files = release_files(release, {"release_id": release_id, "dataset": account.name})
     progress(1.0, "Done: charged to the ledger once.")
     return Published(entry, release, files)
 

@@ -59,11 +59,9 @@ def release_with_statistics(
     out: Path,
 ) -> tuple[Release, EncodedData | CountResult, Account | None]:
     """Draw and write the release; returns it, the counting result with the statistics'
-    figures (for the data report) and the ledger account (None without --ledger)."""
-    from dprelease.commands import _charged_release, _count, _ledger_account
+    figures (for the data report) and the ledger account (None with --no-ledger)."""
+    from dprelease.commands import _charged_release, _count, _ledger_account, _uncharged_release
     from dprelease.data.read import SizeLimits
-    from dprelease.release.draw import draw_release
-    from dprelease.release.export import write_release
     from dprelease.stats.source import read_stat_source
 
     limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
@@ -76,9 +74,8 @@ def release_with_statistics(
         counted.append(_count(args, source, completed))
         return counted[-1].counts
 
-    if args.ledger is None:
-        release = draw_release(plan, counter, allocation, statistics_source=statistics)
-        write_release(release, out)
+    if args.no_ledger:
+        release = _uncharged_release(plan, counter, allocation, out, statistics)
         return release, with_statistics(counted[0] if counted else None, statistics, plan), None
     account = _ledger_account(args, source, plan, allocation, _fingerprint_key(args, source))
     release = _charged_release(args, account, plan, counter, allocation, out, statistics)

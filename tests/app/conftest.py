@@ -1,19 +1,11 @@
-"""Every dashboard test gets its own ledger file: no test sees another's charges."""
+"""Dashboard tests' own fixture (every test's ledger file is set in tests/conftest.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from streamlit.runtime.pages_manager import PagesManager
-
-
-@pytest.fixture(autouse=True)
-def ledger_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "ledger.sqlite"
-    monkeypatch.setenv("DPRELEASE_LEDGER", str(path))
-    return path
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from helpers.app import (
     go,
     keyed,
     open_app,
+    release_downloads,
     submit,
     upload_small_csv,
     workspace,
@@ -242,7 +243,7 @@ def test_journey_preview_then_release_charged_exactly_once(ledger_file):
     app.run()  # a rerun neither draws nor charges again
     go(app, "pages/release.py")
     assert len(Ledger(ledger_file).entries(records_key(ws))) == 1
-    assert app.get("download_button")
+    assert release_downloads(app)
     assert Ledger(ledger_file).balance(records_key(ws)).spent_epsilon == entries[0].epsilon
 
 

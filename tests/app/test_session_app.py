@@ -20,6 +20,7 @@ from helpers.app import (
     go,
     keyed,
     open_app,
+    release_downloads,
     submit,
     upload_small_csv,
     workspace,
@@ -231,16 +232,16 @@ def test_every_release_of_the_session_stays_downloadable_and_another_asks_first(
     app.button(key="new_release").click().run()
     app.button(key="new_release_yes").click().run()
     assert workspace(app).release is None
-    assert app.get("download_button")  # the first is still offered
+    assert release_downloads(app)  # the first is still offered
     keyed(app.checkbox, "confirm_").check().run()
     app.button(key="create_release").click().run()
     ws = workspace(app)
     assert [r.release_id for r in ws.releases] == [first.release_id, ws.release.release_id]
-    keys = {b.proto.id for b in app.get("download_button")}
+    keys = {b.proto.id for b in release_downloads(app)}
     assert len(keys) == 3  # the current one, and each of the session's two
     go(app, "pages/data.py")
     go(app, "pages/release.py")
-    assert len(app.get("download_button")) == 3
+    assert len(release_downloads(app)) == 3
 
 
 # --- one set of limits, one way to refuse ----------------------------------------------------

@@ -74,3 +74,8 @@ def declare_small_csv(app: AppTest) -> AppTest:
     keyed(app.text_input, "edges_age_").set_value("0, 18, 65, 120")
     submit(app, "num_form_age_")
     return app
+
+
+def release_downloads(app: AppTest) -> list:
+    """The Release page's download buttons of releases (not the notebook of the plan's code)."""
+    return [b for b in app.get("download_button") if "download_notebook" not in b.proto.id]

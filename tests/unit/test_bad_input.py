@@ -28,12 +28,12 @@ from helpers.bad_input import (
     GOOD_DATA,
     HIERARCHY,
     PURE,
-    ROOT,
     TABLES,
     random_bytes,
     write_sheet,
     zip_bomb,
 )
+from helpers.cli import child_env
 
 
 @dataclass(frozen=True)
@@ -326,7 +326,7 @@ def _subprocess(args: list[str]) -> tuple[int, str]:
         [sys.executable, "-m", "dprelease", *args],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env=child_env(),
         timeout=120,
     )
     return result.returncode, result.stderr

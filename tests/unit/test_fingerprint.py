@@ -90,3 +90,18 @@ def test_the_repr_shows_no_row_count():
     fingerprint = fingerprint_table(read_data(CSV, filename="d.csv"))
     assert "4" not in repr(fingerprint).split("key=")[0]
     assert len(fingerprint.key()) == 64
+
+
+def test_dictionary_indices_with_nulls_and_offsets_match_pyarrow():
+    """`_indices` reads the buffers itself (pyarrow's fill_null imports pandas): the same
+    values as fill_null, for nulls, sliced arrays (an offset) and an all-null array."""
+    import pyarrow as pa
+
+    from dprelease.data.fingerprint import _indices
+
+    column = pa.array(["a", None, "b", "a", None, "c", "b", None, "a"] * 3).dictionary_encode()
+    for raw in (column.indices, column.indices.slice(3, 17), column.indices.slice(1, 1)):
+        expected = raw.fill_null(99).to_pylist()
+        assert _indices(raw, null_slot=99).tolist() == expected
+    empty = pa.array([None, None], type=pa.string()).dictionary_encode().indices
+    assert _indices(empty, null_slot=7).tolist() == [7, 7]

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from dprelease.ledger.store import Ledger
+from helpers.cli import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAN = ROOT / "data" / "census_sample.plan.yaml"
@@ -44,7 +45,7 @@ def start(out: Path, ledger: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env=child_env(),
     )
 
 

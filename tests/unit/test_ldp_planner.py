@@ -26,6 +26,7 @@ from dprelease.ldp import (
     simulate,
     simulate_schemes,
 )
+from helpers.cli import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "census_sample.csv"
@@ -206,7 +207,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=ROOT,
         timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env=child_env(),
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.ledger.store import Ledger
+from helpers.cli import child_env
 from helpers.plans import plan_dict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +29,7 @@ def run(
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **(env or {})},
+        env=child_env(**(env or {})),
         timeout=120,
     )
 
@@ -101,10 +102,58 @@ def test_ledger_without_a_path_uses_the_environment(tmp_path, plan):
     assert Ledger(tmp_path / "env.sqlite").balance(key).releases == 1
 
 
-def test_cap_needs_a_ledger(tmp_path, plan):
-    result = run("release", "plan.json", "--out", "r.zip", "--cap", "3", cwd=tmp_path)
-    assert_one_line_error(result, "give --ledger too")
+def metadata(out: Path) -> dict:
+    return json.loads((out / "metadata.json").read_text())
+
+
+def test_release_charges_the_default_ledger_without_being_asked(tmp_path, plan, ledger_file):
+    """Issue 24.4: with no ledger option, `release` charges $DPRELEASE_LEDGER (the test's own
+    file, tests/conftest.py), and a cap spent elsewhere (the dashboard) stops the CLI."""
+    key = records_key(tmp_path / "people.csv")
+    first = run("release", "plan.json", "--out", "r1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "ledger: this release spent ε = 1.0" in first.stderr
+    book = Ledger(ledger_file)
+    assert book.balance(key).releases == 1
+    entry = book.entries(key)[0]
+    assert metadata(tmp_path / "r1")["ledger"] == {
+        "release_id": entry.release_id,
+        "dataset": None,
+    }
+    book.set_cap(key, 1.5)  # the rest of the cap is spent (as if in the dashboard)
+    again = run("release", "plan.json", "--out", "r2", cwd=tmp_path)
+    assert_one_line_error(again, "only ε = 0.5 is left of the lifetime cap 1.5")
+    assert not (tmp_path / "r2").exists()
+    assert book.balance(key).releases == 1
+
+
+def test_no_ledger_warns_and_says_so_in_the_metadata(tmp_path, plan, ledger_file):
+    result = run("release", "plan.json", "--out", "r", "--no-ledger", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "warning: --no-ledger" in result.stderr
+    assert metadata(tmp_path / "r")["ledger"] is None
+    assert not ledger_file.exists()  # nothing was charged, no ledger was even created
+
+
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (("--cap", "3"), "--cap sets a lifetime cap in a ledger; it cannot go with --no-ledger"),
+        (("--ledger", "l.sqlite"), "argument --ledger: not allowed with argument --no-ledger"),
+    ],
+)
+def test_no_ledger_refuses_ledger_options(tmp_path, plan, extra, pattern):
+    result = run("release", "plan.json", "--out", "r.zip", "--no-ledger", *extra, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert pattern in result.stderr
     assert not (tmp_path / "r.zip").exists()
+
+
+def test_cap_without_ledger_sets_it_in_the_default_ledger(tmp_path, plan, ledger_file):
+    result = run("release", "plan.json", "--out", "r.zip", "--cap", "3", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    balance = Ledger(ledger_file).balance(records_key(tmp_path / "people.csv"))
+    assert (balance.cap_epsilon, balance.spent_epsilon) == (3.0, 1.0)
 
 
 @pytest.mark.parametrize(

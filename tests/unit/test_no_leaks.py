@@ -32,6 +32,7 @@ from dprelease.data.count import count, load_data
 from dprelease.plan.parse import loads_plan
 from dprelease.release import draw as release
 from dprelease.release.export import release_files, release_zip
+from helpers.cli import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 # True counts of (age bin, sex), each distinctive; rows with sex 'Xylophonist' are left out.
@@ -325,7 +326,7 @@ def test_a_real_process_prints_no_record_value(tmp_path):
             ],
             capture_output=True,
             text=True,
-            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "PYTHONWARNINGS": "always"},
+            env=child_env(PYTHONWARNINGS="always"),
             timeout=120,
         )
         _assert_no_secret(result.stdout + result.stderr, f"the output of '{case}'")
@@ -352,7 +353,7 @@ def test_a_real_process_prints_no_true_number_on_stdout(planted, tmp_path):
             ],
             capture_output=True,
             text=True,
-            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+            env=child_env(),
             timeout=120,
         )
         assert result.returncode == 0, result.stderr

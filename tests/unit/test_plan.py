@@ -233,10 +233,26 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
         "clamp": [None, None],
         "nonnegative": True,
         "integer": True,
-        "consistent": False,
+        "consistent": True,
     }
     assert empty_plan()["postprocess"] == {
         "clamp": [None, None],
         "nonnegative": True,
         "integer": True,
+        "consistent": True,
     }
+
+
+def test_consistency_is_on_unless_the_plan_says_otherwise() -> None:
+    """Issue 24.3 (contract section 5): additive tables by default, in every way a plan is made:
+    `postprocess` left out, `consistent` left out, and the dashboard's new plan (which writes it,
+    so that the saved plan says so); an explicit `false` is kept."""
+    from dprelease.plan.edit import empty_plan
+
+    base = plan_dict()
+    base.pop("postprocess", None)
+    assert parse_plan(base).postprocess.consistent is True
+    assert parse_plan({**base, "postprocess": {"integer": False}}).postprocess.consistent is True
+    assert empty_plan()["postprocess"]["consistent"] is True
+    off = parse_plan({**base, "postprocess": {"consistent": False}})
+    assert off.postprocess.consistent is False

@@ -168,8 +168,12 @@ def test_switches_and_order():
     result = postprocess(plan, allocation, noisy, off)
     assert result.steps_applied == ()
     assert all(np.array_equal(result.released_counts[n], noisy[n]) for n in noisy)
-    # default settings are the plan's (consistent off in a default plan)
-    assert postprocess(plan, allocation, noisy).steps_applied == ("nonnegative", "integer")
+    # default settings are the plan's (consistent on in a default plan, issue 24)
+    assert postprocess(plan, allocation, noisy).steps_applied == (
+        "consistent",
+        "nonnegative",
+        "integer",
+    )
 
 
 def test_clamp_with_consistency():

@@ -24,6 +24,7 @@ from dprelease.plan.parse import load_plan, loads_plan, parse_plan
 from dprelease.plan.size import column_size, table_cells
 from dprelease.release.draw import draw_release
 from dprelease.release.report import report_html
+from helpers.cli import child_env
 from helpers.trust_input import ROOT, TAIL, alias_bomb, wide_plan
 
 
@@ -38,7 +39,7 @@ def limited_run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env=child_env(),
         timeout=timeout,
         preexec_fn=limit,
     )

@@ -21,6 +21,10 @@ from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 
 DEFAULT_MASTER = "local[*]"
+SPARK_INSTALL = (  # the Spark extra is one install line (issue 24: not in requirements.txt)
+    "the spark engine needs PySpark: pip install -r requirements-spark.txt "
+    "(or pip install 'dprelease[spark]'), and Java 17 or later."
+)
 
 
 def quote_identifier(name: str) -> str:
@@ -29,12 +33,13 @@ def quote_identifier(name: str) -> str:
 
 def spark_session(master: str = DEFAULT_MASTER) -> Any:
     """A Spark session on `master`, quiet (no UI, errors only in the log)."""
+    from dprelease.data.engines.java import check_java
+
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise DataError(
-            "The spark engine needs PySpark (pip install pyspark) and Java 17 or later."
-        ) from None
+        raise DataError(SPARK_INSTALL) from None
+    check_java()  # before Spark starts: a missing or old Java is one line, exit 2
     session = (
         SparkSession.builder.master(master)
         .appName("dprelease")

@@ -1,0 +1,125 @@
+"""`dprelease export`: the release as a script or a notebook that runs through the library
+(issue 24). The generated code is executed on the bundled sample, in a child process, with the
+test's own ledger: it must release, charge once, and show every table with its margins."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from dprelease.ledger.store import Ledger
+from dprelease.release.code_export import release_script
+from helpers.cli import ROOT, SAMPLE_PLAN, child_env, run
+
+SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
+TABLES = 16  # the sample plan's tables
+
+
+def run_code(path: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=child_env(),
+        timeout=300,
+    )
+
+
+def charges(ledger: Path) -> int:
+    book = Ledger(ledger)
+    return sum(book.balance(key).releases for key, _ in book.datasets())
+
+
+def check_release(result: subprocess.CompletedProcess[str], cwd: Path, ledger: Path) -> None:
+    """The code printed every table with its `moe`, wrote one zip, and charged once."""
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("\n== ") == TABLES, out[-2000:]
+    assert "== race (7 rows) ==" in out
+    header = out.split("== race (7 rows) ==\n", 1)[1].splitlines()[0].split()
+    assert header == ["race", "count", "moe"]
+    zips = list(cwd.glob("release-*.zip"))
+    assert len(zips) == 1, sorted(p.name for p in cwd.iterdir())
+    with zipfile.ZipFile(zips[0]) as archive:
+        meta = json.loads(archive.read("metadata.json"))
+        assert len([n for n in archive.namelist() if n.startswith("tables/")]) == TABLES
+    assert meta["ledger"]["release_id"] in out
+    assert charges(ledger) == 1
+
+
+def test_the_exported_script_releases_the_sample(tmp_path, ledger_file):
+    script = tmp_path / "release_sample.py"
+    made = run("export", str(SAMPLE_PLAN), "--script", str(script))
+    assert made.returncode == 0, made.stderr
+    assert f"wrote {script}" in made.stdout
+    assert not ledger_file.exists()  # exporting spends nothing
+    check_release(run_code(script, tmp_path), tmp_path, ledger_file)
+
+
+def test_the_exported_notebook_is_nbformat_4_and_its_code_runs(tmp_path, ledger_file):
+    notebook = tmp_path / "release.ipynb"
+    made = run("export", str(SAMPLE_PLAN), "--notebook", str(notebook), "--data", str(SAMPLE_DATA))
+    assert made.returncode == 0, made.stderr
+    document = json.loads(notebook.read_text())
+    assert (document["nbformat"], document["nbformat_minor"]) == (4, 5)
+    assert document["metadata"]["kernelspec"]["name"] == "python3"
+    kinds = [cell["cell_type"] for cell in document["cells"]]
+    assert set(kinds) == {"markdown", "code"} and kinds[0] == "markdown"
+    for cell in document["cells"]:  # the fields nbformat 4.5 requires of each cell
+        assert isinstance(cell["id"], str) and isinstance(cell["source"], list)
+        assert cell["metadata"] == {}
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
+    assert len({cell["id"] for cell in document["cells"]}) == len(kinds)
+    code = "\n".join("".join(c["source"]) for c in document["cells"] if c["cell_type"] == "code")
+    concatenated = tmp_path / "cells.py"
+    concatenated.write_text(code)
+    check_release(run_code(concatenated, tmp_path), tmp_path, ledger_file)
+
+
+def test_the_plan_text_survives_quotes_and_backslashes():
+    """The plan is embedded as a string literal: what it says must come back exactly."""
+    from dprelease.plan.parse import loads_plan
+
+    plan = {
+        "version": 1,
+        "dataset": 'a "quoted""" name \\ with a backslash',
+        "columns": {"sex": {"kind": "categorical", "domain": ["F", "M"]}},
+        "tables": [{"name": "sex", "by": ["sex"]}],
+        "budget": {"accounting": "pure", "epsilon": 1.0},
+    }
+    script = release_script(plan, "people.csv")
+    namespace: dict[str, object] = {}
+    first = script.split("plan = loads_plan", 1)[0]
+    exec(compile(first, "release.py", "exec"), namespace)
+    assert loads_plan(str(namespace["PLAN_YAML"]), "yaml").dataset == plan["dataset"]
+    assert namespace["DATA_FILE"] == Path("people.csv")
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (("--script", "code.txt"), "must end in .py or .ipynb"),
+        (("--script", "x.py", "--notebook", "x.ipynb"), "not allowed with argument"),
+        ((), "one of the arguments --notebook --script is required"),
+    ],
+)
+def test_export_refuses_bad_output(tmp_path, args, pattern):
+    result = run("export", str(SAMPLE_PLAN), *args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: ") and pattern in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_never_overwrites(tmp_path):
+    target = tmp_path / "release.py"
+    target.write_text("mine\n")
+    result = run("export", str(SAMPLE_PLAN), "--script", str(target))
+    assert result.returncode == 2 and "error: " in result.stderr
+    assert target.read_text() == "mine\n"
