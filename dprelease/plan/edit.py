@@ -72,7 +72,7 @@ def domain_values(texts: Iterable[str]) -> list[str | int]:
     stripped = [text.strip() for text in texts]
     if all(_INTEGER.fullmatch(text) for text in stripped):
         return [int(text) for text in stripped]
-    return stripped
+    return list[str | int](stripped)
 
 
 def parse_domain_text(text: str) -> list[str | int]:
