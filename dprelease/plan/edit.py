@@ -59,12 +59,6 @@ def _copy(plan: PlanDict) -> PlanDict:
 # --- domains --------------------------------------------------------------------------------
 
 
-def domain_value(text: str) -> str | int:
-    """A pasted value: canonical whole numbers become numbers, everything else stays text."""
-    text = text.strip()
-    return int(text) if _INTEGER.fullmatch(text) else text
-
-
 def domain_values(texts: Iterable[str]) -> list[str | int]:
     """A domain's values from their texts, one type for the whole column: whole numbers when
     every value is a canonical whole number, else all text as written ("01", "06", "13"), so
