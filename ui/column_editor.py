@@ -205,7 +205,8 @@ def _categorical_form(
         chosen_parent = None if parent == "(none)" else parent
         if chosen_parent and not parent_map:
             raise DPReleaseError(
-                f"Column {quote(name)}: a parent needs a codebook with a `parent` column."
+                f"Column {quote(name)}: a parent needs a codebook with a column named parent "
+                "(each code's parent code); import one, or choose (none)."
             )
         other_value = parse_domain_text(other)[0] if other.strip() else None
         new_plan = set_categorical(

@@ -207,9 +207,13 @@ def set_categorical(
 ) -> PlanDict:
     """Declare a categorical column; `labels` are the codebook's {code text: label}."""
     out = _copy(plan)
-    column: dict[str, Any] = {"kind": "categorical", "domain": list(domain)}
+    text = any(isinstance(value, str) for value in domain)  # one type: text if any is text
+    column: dict[str, Any] = {
+        "kind": "categorical",
+        "domain": [str(value) for value in domain] if text else list(domain),
+    }
     if other not in (None, ""):
-        column["other"] = other
+        column["other"] = str(other) if text else other
     if parent:
         column["parent"] = parent
         column["parent_map"] = dict(parent_map or {})

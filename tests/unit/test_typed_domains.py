@@ -54,3 +54,13 @@ def test_unquoted_codes_with_leading_zeros_in_yaml_stay_text():
     state = loads_plan(text, "yaml").schema["state"]
     assert state.domain == ("01", "06", "08", "13")
     assert state.value_labels == {"01": "Alabama"}
+
+
+def test_a_declared_domain_and_its_other_code_are_saved_with_one_type():
+    from dprelease.plan.edit import empty_plan, set_categorical
+
+    plan = set_categorical(empty_plan(), "state", ["01", "06", 13], other=13)
+    assert plan["columns"]["state"]["domain"] == ["01", "06", "13"]
+    assert plan["columns"]["state"]["other"] == "13"
+    numbers = set_categorical(empty_plan(), "sex", [1, 2], other=2)
+    assert numbers["columns"]["sex"] == {"kind": "categorical", "domain": [1, 2], "other": 2}
