@@ -13,6 +13,7 @@ alike stay two cells).
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -26,8 +27,15 @@ FLAT_TICK_PX = 22  # height of a row of horizontal tick labels
 
 
 def short(text: str, limit: int = MAX_TICK_CHARS) -> str:
-    """A label that fits its axis: the first `limit` − 1 characters and "…"."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A label that fits its axis in `limit` characters: its start, "…", and its code when it
+    ends in one ("Los Angeles County (Central)--LA… (03701)"), so that PUMAs of one county
+    stay apart; else its first `limit` − 1 characters and "…"."""
+    if len(text) <= limit:
+        return text
+    code = re.search(r" \([^()]{1,12}\)$", text)
+    if code is not None and len(code.group()) <= limit // 2:
+        return text[: limit - len(code.group()) - 1].rstrip() + "…" + code.group()
+    return text[: limit - 1] + "…"
 
 
 def text_px(labels: Sequence[str]) -> int:
