@@ -226,11 +226,19 @@ def set_categorical(
 
 
 def set_numeric(
-    plan: PlanDict, name: str, bins: list[float] | dict[str, float], *, from_data: bool = False
+    plan: PlanDict,
+    name: str,
+    bins: list[float] | dict[str, float],
+    *,
+    labels: Sequence[str] | None = None,
+    from_data: bool = False,
 ) -> PlanDict:
-    """Bins are a list of edges or {start, stop, width}."""
+    """Bins are a list of edges or {start, stop, width}; `labels` one per bin, in bin order
+    (checked against the number of bins by `check_column`)."""
     out = _copy(plan)
     column: dict[str, Any] = {"kind": "numeric", "bins": bins}
+    if labels:
+        column["labels"] = list(labels)
     if from_data:
         column["domain_source"] = "data"
     out["columns"][name] = column

@@ -65,3 +65,22 @@ def test_a_parent_for_a_codebook_without_parents_is_refused_in_plain_words():
     assert "no parent column" in message
     assert "SEX" not in workspace(app).plan["columns"]
     assert app.selectbox(key="codebook_only_parent").value == "STATE"  # kept: nothing lost
+
+
+def test_bins_take_one_label_each_and_a_wrong_count_is_one_error():
+    from helpers.app import SMALL_CSV, keyed
+
+    app = open_app()
+    app.file_uploader(key="data_upload").upload("survey.csv", SMALL_CSV, "text/csv").run()
+    keyed(app.selectbox, "kind_age_").set_value("numeric").run()
+    keyed(app.text_input, "edges_age_").set_value("0, 18, 65, 120")
+    keyed(app.text_area, "bin_labels_age_").set_value("0–17\n18–64")
+    submit(app, "num_form_age_")
+    assert len(app.error) == 1
+    assert "Column 'age' has 3 bins but 2 labels" in app.error[0].value.replace("\\", "")
+    assert "age" not in workspace(app).plan["columns"]  # nothing changed
+    keyed(app.text_area, "bin_labels_age_").set_value("0–17\n18–64\n65 and over")
+    submit(app, "num_form_age_")
+    assert not app.error, [e.value for e in app.error]
+    assert workspace(app).plan["columns"]["age"]["labels"] == ["0–17", "18–64", "65 and over"]
+    assert any("numeric, 3 bins, labelled" in e.label for e in app.expander)
