@@ -5,9 +5,11 @@ one text for ε, δ, ρ; the cap message says what to do once."""
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dprelease.accounting.allocation import allocate
-from dprelease.accounting.composition import Guarantee, exact_sum
+from dprelease.accounting.composition import Guarantee, exact_sum, reported_total
 from dprelease.budget_text import budget_text
 from dprelease.errors import BudgetError
 from dprelease.ledger.files import dataset_key
@@ -111,3 +113,20 @@ def test_ledger_show_prints_budgets_as_people_write_them(tmp_path):
     assert "spent ε = 1, δ = 1e-10 over 1 release(s); ε cap 2.5, δ cap 0.001" in text
     assert "ε = 1  δ = 1e-10" in text
     assert "0.9999999999999999" not in text
+
+
+finite = st.floats(min_value=1e-300, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+@given(finite)
+def test_the_text_rounds_to_the_safe_side(value):
+    assert float(budget_text(value, "up")) >= value  # a need or a spend is never shown less
+    assert float(budget_text(value, "down")) <= value  # what is left never shown more
+
+
+@given(finite, finite)
+def test_a_reported_total_is_between_the_composed_value_and_the_target(value, target):
+    reported = reported_total(Guarantee(value, None), target, None, None).epsilon
+    assert reported == value or (value <= reported == target)
+    if value <= target:
+        assert value <= reported <= target
