@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dprelease.budget_text import budget_text, optional_budget_text
 from dprelease.errors import DPReleaseError, InternalError, one_line
 
 if TYPE_CHECKING:
@@ -53,6 +54,11 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
 
+def _budget(value: float | None) -> str:
+    """ε, δ or ρ as people write it (budget_text), "-" where it does not apply."""
+    return optional_budget_text(value, none="-")
+
+
 def _columns_text(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
@@ -65,12 +71,15 @@ def _summary_text(allocation: Allocation) -> str:
     head = (
         f"accounting: {allocation.accounting}   allocation: {allocation.allocation}   "
         f"strategy: {allocation.strategy}   confidence: {allocation.confidence:g}\n"
-        f"total: epsilon={_fmt(total.epsilon)} delta={_fmt(total.delta)} rho={_fmt(total.rho)}"
+        f"total: epsilon={_budget(total.epsilon)} delta={_budget(total.delta)} "
+        f"rho={_budget(total.rho)}"
         f" ({total.composition} composition)\n"
     )
     if allocation.required is not None:
         required = allocation.required
-        head += f"the targets need: epsilon={_fmt(required.epsilon)} rho={_fmt(required.rho)}\n"
+        head += (
+            f"the targets need: epsilon={_budget(required.epsilon)} rho={_budget(required.rho)}\n"
+        )
     budget_columns = ("cells", "mechanism", "epsilon", "delta", "rho", "std", "moe", "moe_table")
     rows: list[tuple[str, ...]] = [("table", *budget_columns, "expected_rmse", "measured")]
     for t in allocation.tables:
@@ -101,9 +110,9 @@ def _budget_cells(t: TableBudget) -> tuple[str, ...]:
     return (
         str(t.cells),
         t.noise.mechanism,
-        _fmt(t.epsilon),
-        _fmt(t.delta),
-        _fmt(t.rho),
+        _budget(t.epsilon),
+        _budget(t.delta),
+        _budget(t.rho),
         _fmt(t.noise.std),
         _fmt(t.moe),
         _fmt(t.moe_table),
@@ -314,13 +323,14 @@ def _print_balance(account: Account, epsilon: float | None) -> None:
     cap = (
         "no lifetime cap (set one with --cap)"
         if balance.cap_epsilon is None
-        else f"lifetime cap {balance.cap_epsilon!r}, ε = {balance.left_epsilon!r} left"
+        else f"lifetime cap {budget_text(balance.cap_epsilon, 'down')}, "
+        f"ε = {budget_text(balance.left_epsilon or 0.0, 'down')} left"
     )
-    # Full precision (repr), as in the ledger's own messages: a rounded "left" could overstate.
+    # What is left is rounded down, never up: a rounded "left" must not overstate.
     sys.stderr.write(
-        f"ledger: this release spent ε = {epsilon!r}; this data set has spent "
-        f"ε = {balance.spent_epsilon!r} over {balance.releases} release(s), {cap} "
-        f"({ledger.path})\n"
+        f"ledger: this release spent ε = {optional_budget_text(epsilon, 'up', '-')}; this data "
+        f"set has spent ε = {budget_text(balance.spent_epsilon, 'up')} over "
+        f"{balance.releases} release(s), {cap} ({ledger.path})\n"
     )
 
 

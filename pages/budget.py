@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
+from dprelease.budget_text import budget_text
 from dprelease.plan.model import Plan
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table, measurement_rows, union_note
@@ -61,11 +62,11 @@ def _results(
     for note in allocation.advice:  # from the plan alone; advice from the row count is on Preview
         st.warning(md(note))
     total = allocation.total
-    summary = f"The whole release is **ε = {total.epsilon:.4g}**"
+    summary = f"The whole release is **ε = {budget_text(total.epsilon)}**"
     if total.delta:
-        summary += f" at **δ = {total.delta:.1e}**"
+        summary += f" at **δ = {budget_text(total.delta)}**"
     if total.rho is not None:
-        summary += f" (ρ = {total.rho:.4g} under zCDP)"
+        summary += f" (ρ = {budget_text(total.rho)} under zCDP)"
     st.markdown(summary + f", composed by {total.composition} composition.")
     ship_now()  # the total is what a what-if waits for: to the browser before the table
     epsilon_risk(total.epsilon, total.delta)

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
+from dprelease.budget_text import budget_text, cost_text
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
 from dprelease.limits import EPSILON_CAP_LIMIT
@@ -52,7 +53,7 @@ if plan is None or allocation is None:
 
 book = ledger()
 total = allocation.total
-cost = f"ε = {total.epsilon:.4g}" + (f", δ = {total.delta:.3g}" if total.delta else "")
+cost = cost_text(total.epsilon, total.delta)
 st.markdown(
     f"**{len(allocation.tables)} tables**, {sum(t.cells for t in allocation.tables):,} cells, "
     + (f"**{len(allocation.statistics)} statistics**, " if allocation.statistics else "")
@@ -131,8 +132,13 @@ if set_col.button("Set cap", key="set_cap"):
         st.error(md(error))
 left = balance.left_epsilon
 st.markdown(
-    f"Spent so far: **ε = {balance.spent_epsilon:.4g}** over {balance.releases} release(s); "
-    + ("no lifetime cap set." if left is None else f"left of the cap: **ε = {left:.4g}**.")
+    f"Spent so far: **ε = {budget_text(balance.spent_epsilon)}** over {balance.releases} "
+    "release(s); "
+    + (
+        "no lifetime cap set."
+        if left is None
+        else f"left of the cap: **ε = {budget_text(left, 'down')}**."
+    )
 )
 
 # --- the release ----------------------------------------------------------------------------
@@ -197,7 +203,7 @@ if result is None:
         fits = True
     except DPReleaseError as error:
         fits = False
-        st.error(f"{md_error(error)} Lower the budget on the Budget page, or raise the cap.")
+        st.error(md_error(error))  # says what to do: lower the budget or raise the cap
     covered = coverage_gate(ws)
     sure = st.checkbox(
         f"I understand that this spends {cost} from this data set, once and for good.",
@@ -212,7 +218,8 @@ if result is None:
         _create(plan, allocation, account)
 else:
     st.success(
-        f"Release made and charged once (ε = {result.epsilon:.4g}). Download it below; the "
+        f"Release made and charged once ({cost_text(result.epsilon, result.delta)}). Download "
+        "it below; the "
         "report follows."
     )
     st.download_button(

@@ -7,17 +7,19 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dprelease.accounting.allocation import Allocation
 from dprelease.accounting.tradeoffs import AccountantBound, MoeCurve
-from ui.axes import CATEGORY, category_axis, log_axis
+from ui.axes import category_axis, log_axis
+from ui.chart_space import column_ticks, row_ticks
+from ui.heatmaps import MAX_HEATMAP_ROWS, ROW_HEIGHT, heatmaps, small_multiples
+
+__all__ = ["MAX_HEATMAP_ROWS", "ROW_HEIGHT", "heatmaps", "small_multiples"]  # and those below
 
 _LAYOUT = {"margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "height": 380}
 LONG_DOMAIN = 25  # more cells than this: sorted horizontal bars instead of columns
 MAX_BARS = 60  # bars shown of a long domain (the largest)
-MAX_HEATMAP_ROWS = 300  # rows of a heatmap (the page scrolls it)
-ROW_HEIGHT = 16  # pixels per category row: labels never overlap
+PLOT_PX = 300  # the plot's own height in a chart of columns, whatever its labels
 
 
 def budget_split(allocation: Allocation) -> go.Figure:
@@ -140,7 +142,14 @@ def one_way(labels: Sequence[str], series: dict[str, np.ndarray], title: str) ->
         figure = go.Figure(
             [go.Bar(name=name, x=list(labels), y=values) for name, values in series.items()]
         )
-        figure.update_layout(barmode="group", title=title, xaxis=category_axis(), **_LAYOUT)
+        x_axis, below_px = column_ticks(labels)  # long labels get a band of their own
+        figure.update_layout(
+            barmode="group",
+            title=title,
+            xaxis={**x_axis, "automargin": True},
+            height=PLOT_PX + 60 + below_px,
+            margin={"l": 10, "r": 10, "t": 60, "b": below_px},
+        )
         return figure
     order = np.argsort(-np.asarray(list(series.values())[-1]), kind="stable")[:MAX_BARS]
     shown = [labels[i] for i in order]
@@ -151,106 +160,12 @@ def one_way(labels: Sequence[str], series: dict[str, np.ndarray], title: str) ->
         ]
     )
     sort_name = list(series)[-1]
+    y_axis, left_px = row_ticks(shown)
     figure.update_layout(
         barmode="group",
         title=f"{title} — the {len(shown)} largest of {len(labels):,} by {sort_name}",
-        yaxis=category_axis(autorange="reversed"),
-        **{**_LAYOUT, "height": 120 + ROW_HEIGHT * len(series) * len(shown)},
+        yaxis={**y_axis, "automargin": True},
+        height=120 + ROW_HEIGHT * len(series) * len(shown),
+        margin={"l": left_px, "r": 10, "t": 40, "b": 10},
     )
     return figure
-
-
-def _heatmap_axes(figure: go.Figure, rows: int) -> None:
-    """Categorical axes on every panel; the first row at the top, as in the table."""
-    figure.update_xaxes(**CATEGORY)
-    figure.update_yaxes(**CATEGORY, autorange="reversed")
-    figure.update_layout(height=max(460, 140 + ROW_HEIGHT * rows))
-
-
-def heatmaps(
-    rows: Sequence[str],
-    columns: Sequence[str],
-    panels: dict[str, np.ndarray],
-    title: str,
-) -> go.Figure:
-    """Side-by-side heatmaps of a two-way table (true, released, error) sharing their
-    row labels, which are drawn once, on the left. The longer of the two domains runs down
-    the page (the figure grows with it; the page scrolls it), cut at `MAX_HEATMAP_ROWS`."""
-    if len(columns) > len(rows):
-        rows, columns = columns, rows
-        panels = {name: matrix.T for name, matrix in panels.items()}
-    if len(rows) > MAX_HEATMAP_ROWS:
-        title += f" (the first {MAX_HEATMAP_ROWS} of {len(rows):,} rows)"
-        rows = rows[:MAX_HEATMAP_ROWS]
-        panels = {name: matrix[:MAX_HEATMAP_ROWS] for name, matrix in panels.items()}
-    figure = make_subplots(
-        rows=1,
-        cols=len(panels),
-        subplot_titles=list(panels),
-        shared_yaxes=True,
-        horizontal_spacing=0.03,
-    )
-    for i, (name, matrix) in enumerate(panels.items(), start=1):
-        figure.add_trace(
-            go.Heatmap(
-                z=matrix,
-                x=list(columns),
-                y=list(rows),
-                coloraxis="coloraxis2" if name.startswith("error") else "coloraxis",
-                hovertemplate="%{y} × %{x}: %{z:.1f}<extra>" + name + "</extra>",
-            ),
-            row=1,
-            col=i,
-        )
-    figure.update_layout(
-        title=title,
-        coloraxis={"colorscale": "Blues", "colorbar": {"x": 1.0}},
-        coloraxis2={"colorscale": "RdBu", "cmid": 0, "colorbar": {"x": 1.08}},
-        **_LAYOUT,
-    )
-    _heatmap_axes(figure, len(rows))
-    return figure
-
-
-def small_multiples(
-    facets: Sequence[str],
-    rows: Sequence[str],
-    columns: Sequence[str],
-    cubes: np.ndarray,
-    title: str,
-) -> go.Figure:
-    """Error heatmaps of the last two columns, one labelled panel per value of the first
-    columns; panels in a row share their row labels, drawn once on the left."""
-    n = len(facets)
-    cols = min(4, n)
-    grid_rows = (n + cols - 1) // cols
-    rows = rows[:MAX_HEATMAP_ROWS]
-    figure = make_subplots(
-        rows=grid_rows,
-        cols=cols,
-        subplot_titles=[_short(f) for f in facets],
-        shared_yaxes=True,
-        horizontal_spacing=0.03,
-        vertical_spacing=min(0.3 / grid_rows, 0.08),
-    )
-    for i in range(n):
-        figure.add_trace(
-            go.Heatmap(
-                z=cubes[i][: len(rows)],
-                x=list(columns),
-                y=list(rows),
-                coloraxis="coloraxis",
-                hovertemplate=f"{_short(facets[i])}<br>" + "%{y} × %{x}: %{z:.1f}<extra></extra>",
-            ),
-            row=i // cols + 1,
-            col=i % cols + 1,
-        )
-    figure.update_layout(title=title, coloraxis={"colorscale": "RdBu", "cmid": 0}, **_LAYOUT)
-    _heatmap_axes(figure, len(rows) * grid_rows)
-    figure.update_layout(height=max(figure.layout.height, 260 * grid_rows + 80))
-    return figure
-
-
-def _short(text: str, limit: int = 40) -> str:
-    """A panel title that fits over its panel."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"

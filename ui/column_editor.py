@@ -49,7 +49,8 @@ def _summary(declaration: dict[str, Any] | None) -> str:
     if declaration.get("kind") == "numeric":
         bins = declaration.get("bins")
         count = len(bins) - 1 if isinstance(bins, list) else "equal-width"
-        return f"numeric, {count} bins"
+        labelled = ", labelled" if declaration.get("labels") else ""
+        return f"numeric, {count} bins{labelled}"
     discovered = discover_of(declaration)
     if discovered is not None:  # issue 16
         return f"categorical, domain discovered privately at release (min_count {discovered})"
@@ -205,7 +206,8 @@ def _categorical_form(
         chosen_parent = None if parent == "(none)" else parent
         if chosen_parent and not parent_map:
             raise DPReleaseError(
-                f"Column {quote(name)}: a parent needs a codebook with a `parent` column."
+                f"Column {quote(name)}: a parent needs a codebook with a column named parent "
+                "(each code's parent code); import one, or choose (none)."
             )
         other_value = parse_domain_text(other)[0] if other.strip() else None
         new_plan = set_categorical(
@@ -271,6 +273,11 @@ def _numeric_form(
         width = width_col.number_input(
             "width", value=float(preset.get("width", 10)), key=f"width_{name}_{version}"
         )
+        typed_labels = st.text_area(
+            "Bin labels (optional): one per line, in bin order, e.g. 0–17 for [0, 18)",
+            "\n".join((declaration or {}).get("labels") or []),
+            key=f"bin_labels_{name}_{version}",
+        )
         if not st.form_submit_button("Apply bins"):
             return
     try:
@@ -279,7 +286,8 @@ def _numeric_form(
             if style == "edges"
             else {"start": start, "stop": stop, "width": width}
         )
-        new_plan = set_numeric(ws.plan, name, new_bins, from_data=from_data)
+        labels = [line.strip() for line in typed_labels.splitlines() if line.strip()]
+        new_plan = set_numeric(ws.plan, name, new_bins, labels=labels, from_data=from_data)
         check_column(new_plan, name)
     except DPReleaseError as error:
         st.error(md_error(error, "Nothing was changed."))

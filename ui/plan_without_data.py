@@ -12,12 +12,14 @@ from typing import Any
 import streamlit as st
 
 from dprelease.errors import DPReleaseError, PlanError, quote
-from dprelease.plan.edit import check_column, parse_codebook, set_categorical
+from dprelease.plan.edit import check_column, read_codebook, set_categorical
 from dprelease.plan.schema import RESERVED_NAME
 from ui.markdown import md, md_error
 from ui.state import Workspace
 
 MAX_NAME = 200
+PARENT_KEY = "codebook_only_parent"
+NO_PARENT = "(none)"
 
 
 def column_names(ws: Workspace) -> list[str]:
@@ -96,32 +98,45 @@ def no_data_section(ws: Workspace) -> None:
         parents = [
             n for n, c in ws.plan.get("columns", {}).items() if c.get("kind") == "categorical"
         ]
+        if ws.memo.codebook_added:  # each column starts without a parent (before the box)
+            st.session_state[PARENT_KEY] = NO_PARENT
+            ws.memo.codebook_added = False
         parent = st.selectbox(
-            "Its hierarchy parent (for a `parent` column)",
-            ["(none)", *parents],
-            key="codebook_only_parent",
+            "Its hierarchy parent (for a codebook with a parent column)",
+            [NO_PARENT, *parents],
+            key=PARENT_KEY,
         )
         if st.form_submit_button("Add the column") and codebook is not None:
-            _add_codebook_column(ws, codebook.getvalue(), None if parent == "(none)" else parent)
+            _add_codebook_column(ws, codebook.getvalue(), None if parent == NO_PARENT else parent)
 
 
 def _add_codebook_column(ws: Workspace, data: bytes, parent: str | None) -> None:
+    """The codebook's codes, labels and (with a parent chosen) parents, as one column."""
     try:
         name = _check_name(_codebook_header(data))
-        domain, parent_map = parse_codebook(data)
-        if parent is not None and not parent_map:
-            raise PlanError(f"Column {quote(name)}: a parent needs a codebook `parent` column.")
+        book = read_codebook(data)
+        if parent is not None and not book.parents:
+            raise PlanError(
+                f"Column {quote(name)}: the codebook has no parent column, so "
+                f"{quote(parent)} cannot be its parent; choose (none), or add a column named "
+                "parent that gives each code's parent code."
+            )
         new_plan = set_categorical(
             ws.plan,
             name,
-            domain,
+            book.values,
             parent=parent,
-            parent_map=parent_map if parent is not None else None,
+            parent_map=book.parents if parent is not None else None,
+            labels=book.labels,
         )
         check_column(new_plan, name)
     except DPReleaseError as error:
         st.error(md_error(error, "Nothing was changed."))
         return
     ws.plan = new_plan
-    ws.memo.flash = f"Added column {md(name)} with {len(domain)} codes from the codebook."
+    ws.memo.codebook_added = True
+    labelled = f" ({len(book.labels)} labelled)" if book.labels else ""
+    ws.memo.flash = (
+        f"Added column {md(name)} with {len(book.values)} codes{labelled} from the codebook."
+    )
     st.rerun()

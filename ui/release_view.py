@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dprelease.budget_text import cost_text
 from dprelease.plan.model import Plan
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.code_export import release_notebook
@@ -95,7 +96,7 @@ def session_releases(ws: Workspace) -> None:
         "this session only, never on the server's disk)."
     )
     for number, result in reversed(list(enumerate(ws.releases, 1))):
-        cost = f"ε = {result.epsilon:.4g}" + (f", δ = {result.delta:.3g}" if result.delta else "")
+        cost = cost_text(result.epsilon, result.delta)
         text, button = st.columns([3, 1])
         when = result.created.replace("T", " ").removesuffix("+00:00")  # the ledger's UTC time
         text.markdown(f"**Release {number}** — {when} UTC, {cost}, {md(result.data_name)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dprelease.budget_text import budget_text, optional_budget_text
 from dprelease.errors import DPReleaseError
 from ui.markdown import md
 from ui.session import guard_script, keep_plan
@@ -24,7 +25,7 @@ from ui.state import (
 
 
 def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4g}"
+    return optional_budget_text(value)
 
 
 def budget_meter() -> None:
@@ -57,13 +58,14 @@ def budget_meter() -> None:
         )
         second.metric(
             "Left ε",
-            "∞" if left is None else _fmt(left),
+            "∞" if left is None else budget_text(left, "down"),
             help="Lifetime cap minus spent (∞: no cap set); set the cap on the Release page.",
         )
         if balance.cap_epsilon:
             st.progress(
                 min(1.0, balance.spent_epsilon / balance.cap_epsilon),
-                text=f"{balance.spent_epsilon:.3g} of the lifetime cap {balance.cap_epsilon:.3g}",
+                text=f"{_fmt(balance.spent_epsilon)} of the lifetime cap "
+                f"{budget_text(balance.cap_epsilon, 'down')}",
             )
 
 

@@ -101,6 +101,7 @@ class Memo:
     upload_error: str | None = None  # Data page: why the last file was refused, shown once
     uploader_version: int = 0  # Data page: raised to empty the uploader after a refusal
     typed_columns: list[str] = field(default_factory=list)  # Data page: names typed, no data
+    codebook_added: bool = False  # `ui/plan_without_data.py`: reset the parent box next run
     quick_columns: list[str] = field(default_factory=list)  # Tables page: the quick-add choice
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
     plan_slot: Any = None  # `ui/sidebar.py`: the sidebar's slot for the plan's figures (this run's)

@@ -22,6 +22,7 @@ from dprelease.accounting.composition import (
     basic_composition,
     check_within,
     exact_sum,
+    reported_total,
     zcdp_guarantee,
 )
 from dprelease.accounting.mechanisms import (
@@ -249,7 +250,15 @@ def allocate(plan: Plan) -> Allocation:
 
     Under `strategy: auto` with `allocation: optimal` (the defaults) the measurements are
     chosen for the published tables (`strategy_allocation`); otherwise every table is measured
-    as listed and the allocation method splits the budget among them."""
+    as listed and the allocation method splits the budget among them. The total is reported
+    as `reported_total` says (a budget used in full is the plan's target, not a float below)."""
+    allocation = _allocate(plan)
+    budget = plan.budget
+    total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
+    return allocation if total == allocation.total else replace(allocation, total=total)
+
+
+def _allocate(plan: Plan) -> Allocation:
     sens = sensitivity(plan.unit, plan.neighbors)
     if plan.statistics or plan.discoveries:  # issue 16: their shares come off the total first
         from dprelease.accounting.statistics import allocate_with_statistics

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from dprelease.accounting.bisection import threshold
@@ -249,3 +249,30 @@ def check_within(spent: Fraction, total: Fraction, unit: str) -> None:
     """The last line of defence: an allocation must never spend more than its total."""
     if spent > total:
         raise InternalError(f"allocation overspends: {unit} {float(spent)!r} > {float(total)!r}")
+
+
+TIDY_TOLERANCE = 1e-9  # relative: the float rounding of exact sums, far below any real gap
+
+
+def _tidy(value: float, target: float | None) -> float:
+    if target is None or not target > 0:
+        return value
+    return target if value <= target and target - value <= TIDY_TOLERANCE * target else value
+
+
+def reported_total(
+    total: Guarantee, epsilon: float | None, delta: float | None, rho: float | None
+) -> Guarantee:
+    """The composed total as every file and message reports it: an ε, δ or ρ that lies at
+    most TIDY_TOLERANCE (relative) below the plan's target for it is reported as the target.
+
+    Shares are nudged down by ulps until their exact sum fits the target, so a budget used in
+    full composes to 0.9999999999999999 for ε = 1. The target is still an upper bound of the
+    spend (the composed value is ≤ it), and is what the plan asked for: the report never says
+    less was spent than was, nor more than the plan allows; the ledger charges the target."""
+    return replace(
+        total,
+        epsilon=_tidy(total.epsilon, epsilon),
+        delta=None if total.delta is None else _tidy(total.delta, delta),
+        rho=None if total.rho is None else _tidy(total.rho, rho),
+    )

@@ -8,6 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from dprelease.budget_text import budget_text
 from dprelease.errors import BudgetError, quote
 
 if TYPE_CHECKING:
@@ -60,16 +61,20 @@ def _text(shown: dict[str, Any]) -> str:
     lines = []
     for data in shown["datasets"]:
         cap, spent = data["cap"], data["spent"]
-        cap_text = "no ε cap" if cap["epsilon"] is None else f"ε cap {cap['epsilon']!r}"
+        cap_text = (
+            "no ε cap" if cap["epsilon"] is None else f"ε cap {budget_text(cap['epsilon'], 'down')}"
+        )
         lines.append(
-            f"{data['key']}  {data['name'] or '(no name)'}: spent ε = {spent['epsilon']!r}, "
-            f"δ = {spent['delta']!r} over {len(data['releases'])} release(s); {cap_text}, "
-            f"δ cap {cap['delta']!r}"
+            f"{data['key']}  {data['name'] or '(no name)'}: spent ε = "
+            f"{budget_text(spent['epsilon'])}, δ = {budget_text(spent['delta'])} over "
+            f"{len(data['releases'])} release(s); {cap_text}, "
+            f"δ cap {budget_text(cap['delta'], 'down')}"
         )
         for release in data["releases"]:
             lines.append(
-                f"  {release['created']}  ε = {release['epsilon']!r}  δ = {release['delta']!r}"
-                f"  {release['accounting']}  {len(release['tables'])} table(s)  {release['id']}"
+                f"  {release['created']}  ε = {budget_text(release['epsilon'])}  "
+                f"δ = {budget_text(release['delta'])}  {release['accounting']}  "
+                f"{len(release['tables'])} table(s)  {release['id']}"
             )
     return "\n".join(lines) + "\n"
 
@@ -94,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
         ledger.set_cap(key, args.epsilon, args.delta)
     balance = ledger.balance(key)
     print(
-        f"lifetime cap of {key[:12]}…: ε = {balance.cap_epsilon!r}, δ = {balance.cap_delta!r}; "
-        f"spent ε = {balance.spent_epsilon!r}, δ = {balance.spent_delta!r}"
+        f"lifetime cap of {key[:12]}…: ε = {budget_text(balance.cap_epsilon or 0.0, 'down')}, "
+        f"δ = {budget_text(balance.cap_delta, 'down')}; spent ε = "
+        f"{budget_text(balance.spent_epsilon)}, δ = {budget_text(balance.spent_delta)}"
     )
     return 0

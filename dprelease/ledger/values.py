@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dprelease.accounting.composition import Guarantee, round_down
+from dprelease.budget_text import budget_text
 from dprelease.errors import BudgetError
 from dprelease.limits import DELTA_LIMIT
 
@@ -84,7 +85,8 @@ class AlreadyChargedError(BudgetError):
     def __init__(self, entry: LedgerEntry) -> None:
         self.entry = entry
         super().__init__(
-            f"This release was already charged (ε = {entry.epsilon!r} at {entry.created}); "
+            f"This release was already charged (ε = {budget_text(entry.epsilon)} at "
+            f"{entry.created}); "
             "it is never charged twice."
         )
 
@@ -92,25 +94,28 @@ class AlreadyChargedError(BudgetError):
 def shortfall(balance: Balance, epsilon: float, delta: float) -> str | None:
     """Why a release of (ε, δ) does not fit the caps, or None when it fits.
 
-    need ≤ left is tested on the rounded values, which is exact for a float need (left is
-    the largest float ≤ cap − spent), so the check and the shown balance always agree.
+    need ≤ left is tested on the stored values, which is exact for a float need (left is
+    the largest float ≤ cap − spent); only the message's text is rounded (budget_text).
     """
     left = balance.left_epsilon
     if left is not None and epsilon > left:
-        # A gap of a few ulps surprises (ten times the float 0.1 exceeds 1): say what fits.
-        lower = f"lower the budget to ε = {left!r}" if epsilon - left < 1e-9 else "lower the budget"
-        return (
-            f"This release needs ε = {epsilon!r} but only ε = {left!r} is left of the lifetime "
-            f"cap {balance.cap_epsilon!r} for this data set; {lower} or raise the cap."
-        )
+        return _refusal("ε", epsilon, left, balance.cap_epsilon, "the budget")
     left_delta = balance.left_delta
     if delta > left_delta:  # a pure release (δ = 0) always fits the δ cap
-        return (
-            f"This release needs δ = {delta!r} but only δ = {left_delta!r} is left of the "
-            f"lifetime δ cap {balance.cap_delta!r} for this data set; lower delta or raise "
-            "the cap."
-        )
+        return _refusal("δ", delta, left_delta, balance.cap_delta, "delta", "δ ")
     return None
+
+
+def _refusal(
+    symbol: str, need: float, left: float, cap: float | None, what: str, cap_name: str = ""
+) -> str:
+    """One line: what the release needs, what is left, what to do. The need is shown rounded
+    up and what is left (and the cap) down, so the text never reads as if it fitted."""
+    return (
+        f"This release needs {symbol} = {budget_text(need, 'up')} but only {symbol} = "
+        f"{budget_text(left, 'down')} is left of the lifetime {cap_name}cap "
+        f"{budget_text(cap or 0.0, 'down')} for this data set; lower {what} or raise the cap."
+    )
 
 
 def cost(guarantee: Guarantee) -> tuple[float, float]:

@@ -58,16 +58,20 @@ def _copy(plan: PlanDict) -> PlanDict:
 # --- domains --------------------------------------------------------------------------------
 
 
-def domain_value(text: str) -> str | int:
-    """A pasted value: canonical whole numbers become numbers, everything else stays text."""
-    text = text.strip()
-    return int(text) if _INTEGER.fullmatch(text) else text
+def domain_values(texts: Iterable[str]) -> list[str | int]:
+    """A domain's values from their texts, one type for the whole column: whole numbers when
+    every value is a canonical whole number, else all text as written ("01", "06", "13"), so
+    that a saved plan never mixes '01' and 13."""
+    stripped = [text.strip() for text in texts]
+    if all(_INTEGER.fullmatch(text) for text in stripped):
+        return [int(text) for text in stripped]
+    return list[str | int](stripped)
 
 
 def parse_domain_text(text: str) -> list[str | int]:
     """Values pasted one per line or separated by commas; blanks dropped, order kept."""
     parts = re.split(r"[\n,;\t]", text)
-    values = [domain_value(p) for p in parts if p.strip()]
+    values = domain_values(p for p in parts if p.strip())
     if not values:
         raise PlanError("The domain is empty: paste at least one value (one per line).")
     return values
@@ -100,14 +104,14 @@ def read_codebook(data: bytes) -> Codebook:
     header = [h.strip().lower() for h in rows[0]]
     parent_at = header.index("parent") if "parent" in header else None
     label_at = next((header.index(h) for h in LABEL_HEADERS if h in header[1:]), None)
-    values: list[str | int] = []
+    codes: list[str] = []
     parents: dict[str, str] = {}
     labels: dict[str, str] = {}
     for number, row in enumerate(rows[1:], start=2):
         code = row[0].strip()
         if not code:
             raise PlanError(f"Codebook row {number} has no value in its first column.")
-        values.append(domain_value(code))
+        codes.append(code)
         if parent_at is not None:
             if parent_at >= len(row) or not row[parent_at].strip():
                 raise PlanError(f"Codebook row {number} has no parent value.")
@@ -115,7 +119,7 @@ def read_codebook(data: bytes) -> Codebook:
         if label_at is not None and label_at < len(row) and row[label_at].strip():
             labels[code] = row[label_at].strip()
     return Codebook(
-        values,
+        domain_values(codes),
         parents if parent_at is not None else None,
         labels if label_at is not None and labels else None,
     )
@@ -159,7 +163,11 @@ def domain_from_data(column: pa.ChunkedArray, name: str) -> list[str | int]:
     `domain_source: data`, which the release metadata reports."""
     labels, codes = dictionary_parts(column, name)
     present = np.unique(codes[codes < len(labels)])  # len(labels) marks a missing value
-    values = sorted({domain_value(labels[i]) for i in present}, key=lambda v: (str(type(v)), v))
+    # one type for the column (domain_values), so numbers sort as numbers, text as text
+    values = sorted(
+        domain_values({str(labels[i]) for i in present}),
+        key=lambda v: (v, "") if isinstance(v, int) else (0, v),
+    )
     if not values:
         raise PlanError(f"Column {quote(name)} has no values to take a domain from.")
     if len(values) > MAX_DOMAIN_FROM_DATA:
@@ -198,9 +206,13 @@ def set_categorical(
 ) -> PlanDict:
     """Declare a categorical column; `labels` are the codebook's {code text: label}."""
     out = _copy(plan)
-    column: dict[str, Any] = {"kind": "categorical", "domain": list(domain)}
+    text = any(isinstance(value, str) for value in domain)  # one type: text if any is text
+    column: dict[str, Any] = {
+        "kind": "categorical",
+        "domain": [str(value) for value in domain] if text else list(domain),
+    }
     if other not in (None, ""):
-        column["other"] = other
+        column["other"] = str(other) if text else other
     if parent:
         column["parent"] = parent
         column["parent_map"] = dict(parent_map or {})
@@ -213,11 +225,19 @@ def set_categorical(
 
 
 def set_numeric(
-    plan: PlanDict, name: str, bins: list[float] | dict[str, float], *, from_data: bool = False
+    plan: PlanDict,
+    name: str,
+    bins: list[float] | dict[str, float],
+    *,
+    labels: Sequence[str] | None = None,
+    from_data: bool = False,
 ) -> PlanDict:
-    """Bins are a list of edges or {start, stop, width}."""
+    """Bins are a list of edges or {start, stop, width}; `labels` one per bin, in bin order
+    (checked against the number of bins by `check_column`)."""
     out = _copy(plan)
     column: dict[str, Any] = {"kind": "numeric", "bins": bins}
+    if labels:
+        column["labels"] = list(labels)
     if from_data:
         column["domain_source"] = "data"
     out["columns"][name] = column

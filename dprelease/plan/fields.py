@@ -120,7 +120,16 @@ def parse_domain(raw: object, where: str) -> tuple[Any, ...]:
     for value in raw:
         if not (isinstance(value, str) or is_number(value)):
             raise PlanError(f"{where}: domain values must be text or numbers, got {quote(value)}.")
-    return tuple(raw)
+    if all(is_number(value) for value in raw):
+        return tuple(raw)
+    # A domain with any text is matched as text: its numbers are their text ('01', '06', 13
+    # -> '13'), so that the plan is saved with one type and reads back the same.
+    return tuple(as_text(value) for value in raw)
+
+
+def as_text(value: Any) -> Any:
+    """A number as the text the plan wrote (13 -> "13"); text and anything else unchanged."""
+    return format_number(value) if is_number(value) else value
 
 
 def parse_value_labels(raw: object, where: str) -> dict[str, str] | None:
@@ -138,6 +147,19 @@ def parse_value_labels(raw: object, where: str) -> dict[str, str] | None:
             )
         labels[code if isinstance(code, str) else format_number(code)] = label
     return labels or None
+
+
+def parse_bin_labels(raw: object, where: str) -> tuple[str, ...] | None:
+    """A numeric column's `labels: [one per bin, in bin order]` (their count and texts are
+    checked by the column, which knows how many bins it has)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise PlanError(
+            f"{where}: labels of bins are a list, one label per bin in bin order, "
+            "e.g. [0–17, 18–64, 65 and over]."
+        )
+    return tuple(raw)
 
 
 def parse_bins(raw: object, where: str) -> tuple[int | float, ...]:
@@ -180,21 +202,9 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
         if parent_map is not None and not isinstance(parent_map, Mapping):
             bag.problems.append(f"{where}: parent_map must map child values to parent values.")
             return None
-        return bag.build(
-            lambda: CategoricalColumn(
-                name=name,
-                domain=parse_domain(raw.get("domain"), f"Column {quote(name)}"),
-                other=raw.get("other"),
-                parent=raw.get("parent"),
-                parent_map=(
-                    {str(k): str(v) for k, v in parent_map.items()} if parent_map else None
-                ),
-                domain_source=source,
-                value_labels=parse_value_labels(raw.get("labels"), f"Column {quote(name)}"),
-            )
-        )
+        return bag.build(lambda: _categorical(name, raw, parent_map, source))
     if kind == "numeric":
-        for key in ("domain", "other", "parent", "parent_map", "labels"):
+        for key in ("domain", "other", "parent", "parent_map"):
             if key in raw:
                 bag.problems.append(f"{where} is numeric; `{key}` is for categorical columns.")
         if "bins" not in raw:
@@ -205,6 +215,7 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
                 name=name,
                 edges=parse_bins(raw["bins"], f"Column {quote(name)}"),
                 domain_source=source,
+                bin_labels=parse_bin_labels(raw.get("labels"), f"Column {quote(name)}"),
             )
         )
     bag.problems.append(
@@ -212,6 +223,24 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
         + did_you_mean(str(kind), ["categorical", "numeric"])
     )
     return None
+
+
+def _categorical(
+    name: str, raw: Mapping[str, Any], parent_map: Mapping[Any, Any] | None, source: Any
+) -> CategoricalColumn:
+    domain = parse_domain(raw.get("domain"), f"Column {quote(name)}")
+    other = raw.get("other")
+    if other is not None and not all(is_number(v) for v in domain):
+        other = as_text(other)  # a text domain's `other: 13` names its code '13'
+    return CategoricalColumn(
+        name=name,
+        domain=domain,
+        other=other,
+        parent=raw.get("parent"),
+        parent_map=({str(k): str(v) for k, v in parent_map.items()} if parent_map else None),
+        domain_source=source,
+        value_labels=parse_value_labels(raw.get("labels"), f"Column {quote(name)}"),
+    )
 
 
 def discover_spec(raw: Mapping[str, Any]) -> object | None:

@@ -194,6 +194,8 @@ def _column_to_dict(column: Column, discovered: dict[str, Discovery]) -> dict[st
         return {"kind": "categorical", "domain": {"discover": {"min_count": min_count}}}
     if isinstance(column, NumericColumn):
         out: dict[str, Any] = {"kind": "numeric", "bins": list(column.edges)}
+        if column.bin_labels is not None:
+            out["labels"] = list(column.bin_labels)
     else:
         out = {"kind": "categorical", "domain": list(column.domain)}
         if column.other is not None:
@@ -330,7 +332,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 @functools.cache
 def _yaml_loader() -> Any:
-    """PyYAML's SafeLoader, also reading 1e-10 as a number (YAML 1.1 wants 1.0e-10).
+    """PyYAML's SafeLoader, also reading 1e-10 as a number (YAML 1.1 wants 1.0e-10), and an
+    unquoted number with a leading zero (01, 08001) as text, the code it is.
 
     People write δ as 1e-10; read as text, it would be refused as "not a number".
     """
@@ -356,6 +359,12 @@ def _yaml_loader() -> Any:
 
     exponent = re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
     PlanLoader.add_implicit_resolver("tag:yaml.org,2002:float", exponent, list("-+0123456789."))
+    # Codes such as 01 or 08001 written without quotes are text (YAML 1.1 reads 01 as the
+    # octal number 1 and 08 as text): checked before every other resolver of these letters.
+    leading_zero = re.compile(r"^[-+]?0[0-9_]+$")
+    for first in "-+0":
+        resolvers = PlanLoader.yaml_implicit_resolvers.setdefault(first, [])
+        resolvers.insert(0, ("tag:yaml.org,2002:str", leading_zero))
     return PlanLoader
 
 

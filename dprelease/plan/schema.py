@@ -213,6 +213,7 @@ class NumericColumn:
     edges: tuple[int | float, ...]
     kind: Literal["numeric"] = field(default="numeric", init=False)
     domain_source: DomainSource = "plan"
+    bin_labels: tuple[str, ...] | None = None  # the plan's `labels: [one per bin]`
 
     def __post_init__(self) -> None:
         where = f"Column {quote(self.name)}"
@@ -222,18 +223,55 @@ class NumericColumn:
             raise PlanError(f"{where}: bin edges must be finite numbers.")
         if any(b <= a for a, b in zip(self.edges, self.edges[1:], strict=False)):
             raise PlanError(f"{where}: bin edges must be strictly increasing.")
+        if self.bin_labels is not None:
+            self._check_bin_labels(where, self.bin_labels)
+
+    def _check_bin_labels(self, where: str, labels: tuple[str, ...]) -> None:
+        """One label per bin, each one short printable line, no two alike (a chart axis and a
+        reader tell the bins apart by them)."""
+        if len(labels) != self.size:
+            raise PlanError(
+                f"{where} has {self.size} bins but {len(labels)} labels; give one label per "
+                "bin, in bin order."
+            )
+        for at, label in enumerate(labels, start=1):
+            if not isinstance(label, str) or not label.strip():
+                raise PlanError(
+                    f"{where}: the label of bin {at} must be non-empty text, got {quote(label)} "
+                    "(quote labels that look like numbers)."
+                )
+            if len(label) > MAX_VALUE_LABEL or not label.isprintable():
+                raise PlanError(
+                    f"{where}: the label of bin {at} must be one printable line of at most "
+                    f"{MAX_VALUE_LABEL} characters."
+                )
+        twice = next((label for at, label in enumerate(labels) if label in labels[:at]), None)
+        if twice is not None:
+            raise PlanError(f"{where}: bin labels must differ; {quote(twice)} is given twice.")
 
     @property
     def labels(self) -> tuple[str, ...]:
+        """The bins' texts, "[a, b)" (the last "[a, b]"): the released codes."""
         texts = [format_number(e) for e in self.edges]
         labels = [f"[{a}, {b})" for a, b in itertools.pairwise(texts)]
         labels[-1] = labels[-1][:-1] + "]"
         return tuple(labels)
 
     @property
+    def value_labels(self) -> dict[str, str] | None:
+        """{bin text: label} when the plan labels the bins, as a codebook labels codes."""
+        if self.bin_labels is None:
+            return None
+        return dict(zip(self.labels, self.bin_labels, strict=True))
+
+    def label_of(self, code: str) -> str:
+        """The label of a bin's text, or "" when the plan gives the bins none."""
+        return (self.value_labels or {}).get(code, "")
+
+    @property
     def display_labels(self) -> tuple[str, ...]:
-        """Bins show their own labels: "[0, 18)" says what it holds."""
-        return self.labels
+        """What charts show: the plan's bin labels ("0–17"), else the bins ("[0, 18)")."""
+        return self.bin_labels if self.bin_labels is not None else self.labels
 
     @property
     def size(self) -> int:
@@ -277,7 +315,7 @@ class Schema:
     def _check_label_columns(self, names: set[str]) -> None:
         """A released table adds `C_label` after a labelled column C: no column may be called so."""
         for column in self.columns:
-            if isinstance(column, CategoricalColumn) and column.value_labels:
+            if column.value_labels:
                 clash = column.name + LABEL_SUFFIX
                 if clash in names:
                     raise PlanError(

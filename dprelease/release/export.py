@@ -16,7 +16,6 @@ import platform
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
@@ -27,11 +26,12 @@ from dprelease import __version__
 from dprelease.accounting.allocated import equivalent_noise
 from dprelease.errors import InternalError, ReleaseError
 from dprelease.plan.model import Plan
-from dprelease.plan.schema import LABEL_SUFFIX, CategoricalColumn, Schema
+from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.draw import NoisyTable, Release
 from dprelease.release.report import report_html
+from dprelease.release.report_domains import with_labels
 from dprelease.release.statistics_files import statistic_csv, statistics_metadata
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -46,36 +46,6 @@ def _number(value: Any) -> str:
     if isinstance(value, np.integer | int):
         return str(int(value))
     return f"{float(value):.10g}"
-
-
-def with_labels(
-    header: Sequence[str], rows: Iterable[Sequence[str]], by: Sequence[str], schema: Schema
-) -> tuple[list[str], Iterator[list[str]]]:
-    """A released frame (its first len(by) columns are the codes of the `by` columns) with a
-    column `C_label` after each code column C that the plan labels: the codebook's label of
-    the cell's code, "" for a code without one. Every other column is kept as it is.
-
-    For tables/ and measurements/ alike; labels are public (they are part of the plan).
-    """
-    labelled = [
-        (at, column)
-        for at, name in enumerate(by)
-        if isinstance(column := schema[name], CategoricalColumn) and column.value_labels
-    ]
-    if not labelled:
-        return list(header), (list(row) for row in rows)
-    at_label = {at: column for at, column in labelled}
-
-    def spread(row: Sequence[str], label_of: Callable[[int, str], str]) -> list[str]:
-        out: list[str] = []
-        for at, cell in enumerate(row):
-            out.append(cell)
-            if at in at_label:
-                out.append(label_of(at, cell))
-        return out
-
-    new_header = spread(header, lambda _, name: name + LABEL_SUFFIX)
-    return new_header, (spread(row, lambda at, code: at_label[at].label_of(code)) for row in rows)
 
 
 def _table_csv(plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str]) -> bytes:
@@ -169,11 +139,7 @@ def release_metadata(release: Release, ledger: dict[str, Any] | None = None) -> 
                 if isinstance(column, CategoricalColumn) and column.parent
                 else {}
             ),
-            **(
-                {"value_labels": dict(column.value_labels)}
-                if isinstance(column, CategoricalColumn) and column.value_labels
-                else {}
-            ),
+            **({"value_labels": dict(column.value_labels)} if column.value_labels else {}),
         }
         for column in plan.schema.columns
         if column.name in plan.grouping_columns

@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from dprelease.budget_text import budget_text, optional_budget_text
 from dprelease.release.report_domains import domains_html
 from dprelease.risk.epsilon_meaning import epsilon_risk_html
 
@@ -39,11 +40,11 @@ def _total_line(release: Release) -> str:
     total = release.allocation.total
     parts = []
     if total.epsilon is not None:
-        parts.append(f"ε = {_fmt(total.epsilon, 6)}")
+        parts.append(f"ε = {budget_text(total.epsilon)}")
     if total.delta is not None:
-        parts.append(f"δ = {_fmt(total.delta, 3)}")
+        parts.append(f"δ = {budget_text(total.delta)}")
     if total.rho is not None:
-        parts.append(f"ρ = {_fmt(total.rho, 6)}")
+        parts.append(f"ρ = {budget_text(total.rho)}")
     return ", ".join(parts)
 
 
@@ -57,8 +58,9 @@ def _budget_rows(release: Release, measured: bool = False) -> str:
             f"<td>{escape(' × '.join(table.spec.by) or '(total)')}</td>"
             f"<td>{table.cells}</td>"
             f"<td>{escape(table.noise.kind.label)}</td>"
-            f"<td>{_fmt(table.epsilon)}</td><td>{_fmt(table.delta, 3)}</td>"
-            f"<td>{_fmt(table.rho)}</td>"
+            f"<td>{optional_budget_text(table.epsilon)}</td>"
+            f"<td>{optional_budget_text(table.delta)}</td>"
+            f"<td>{optional_budget_text(table.rho)}</td>"
             f"<td>{_fmt(table.noise.scale)}</td><td>{_fmt(table.noise.std)}</td>"
             f"<td>{_fmt(table.moe)}</td><td>{_fmt(table.moe_table)}</td>"
             + ("" if measured else f"<td>{_fmt(_released_moe(release, table.name))}</td>")

@@ -265,6 +265,9 @@ def test_release_is_refused_when_the_cap_is_too_small(ledger_file):
     app.number_input(key="cap_input").set_value(0.5).run()
     app.button(key="set_cap").click().run()
     assert app.error and "raise the cap" in app.error[0].value
+    message = app.error[0].value
+    assert message.count("raise the cap") == 1 and message.count("ower the budget") == 1  # once
+    assert "is left of the lifetime cap 0.5 for this data set" in message  # not 0.5000000000000001
     assert app.button(key="create_release").disabled
     assert Ledger(ledger_file).entries(records_key(workspace(app))) == []
 

@@ -59,7 +59,9 @@ def test_small_multiples_are_labelled_and_share_row_labels():
         facets, ["a", "b"], ["1", "2"], np.zeros((3, 2, 2)), "error by state / sex"
     )
     titles = [a.text for a in figure.layout.annotations]
-    assert titles[:2] == facets[:2] and titles[2].endswith("…") and len(titles[2]) == 40
+    assert titles[:2] == facets[:2]
+    lines = titles[2].split("<br>")  # a long title wraps over two lines that fit its panel
+    assert len(lines) == 2 and "".join(lines) == "x" * 60
     assert figure.layout.yaxis2.matches == "y" and figure.layout.yaxis2.showticklabels is False
     assert all(_categorical(figure.layout[k]) for k in figure.layout if k.startswith("xaxis"))
 
@@ -98,3 +100,42 @@ def test_tick_text_and_the_budget_curve_use_full_log_ticks():
     assert figure.layout.yaxis.type == "log"
     assert figure.layout.yaxis.ticktext == ("110", "300")
     assert figure.layout.xaxis.ticktext == ("0.1", "0.2", "0.5", "1")
+
+
+def test_long_labels_are_shortened_keeping_their_code_and_stay_apart():
+    from ui.chart_space import MAX_TICK_CHARS, category_ticks, short
+
+    pumas = [
+        f"Los Angeles County (Central)--LA City (Central/Westlake) PUMA ({i:05d})" for i in (1, 2)
+    ]
+    shown = [short(p) for p in pumas]
+    assert shown[0] != shown[1] and all(len(s) == MAX_TICK_CHARS for s in shown)
+    assert shown[0].endswith("… (00001)") and shown[0].startswith("Los Angeles County")
+    assert short("x" * 60).endswith("…") and len(short("x" * 60)) == MAX_TICK_CHARS
+    axis = category_ticks(pumas)  # the full text stays the category (and the hover)
+    assert axis["tickvals"] == pumas and axis["ticktext"] == shown
+
+
+def test_column_labels_lie_flat_when_they_fit_and_get_a_band_when_upright():
+    from ui.chart_space import CHAR_PX, column_ticks
+
+    flat, flat_px = column_ticks(["Male (1)", "Female (2)"], panels=3)
+    assert flat["tickangle"] == 0
+    races = ["Native Hawaiian and Other Pacific Islander alone (7)", "White alone (1)"] * 4
+    upright, upright_px = column_ticks(races, panels=4)
+    assert upright["tickangle"] == -90 and upright_px >= 40 * CHAR_PX > flat_px
+
+
+def test_panels_keep_their_height_however_long_the_labels():
+    races = [f"Native Hawaiian and Other Pacific Islander alone ({i})" for i in range(9)]
+    figure = charts.small_multiples(
+        [f"facet {i}" for i in range(8)],
+        ["Male (1)", "Female (2)"],
+        races,
+        np.zeros((8, 2, 9)),
+        "t",
+    )
+    plot_px = figure.layout.height - figure.layout.margin.t - figure.layout.margin.b
+    for k in ("yaxis", "yaxis5"):  # one panel of each grid row
+        low, high = figure.layout[k].domain
+        assert (high - low) * plot_px >= 140  # not a 60 px sliver under 400 px of labels

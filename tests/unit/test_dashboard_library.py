@@ -41,7 +41,9 @@ from ui.table_editor import apply_table_edits
 
 
 def test_pasted_domains_keep_codes_with_leading_zeros_as_text():
-    assert parse_domain_text("01\n2, 10\n\nx ;-3") == ["01", 2, 10, "x", -3]
+    # one type per domain (issue 24): any text makes every value text
+    assert parse_domain_text("01\n2, 10\n\nx ;-3") == ["01", "2", "10", "x", "-3"]
+    assert parse_domain_text("1\n2, 10\n\n-3") == [1, 2, 10, -3]
     with pytest.raises(PlanError, match="empty"):
         parse_domain_text(" \n ,")
 
@@ -58,7 +60,7 @@ def test_codebook_gives_values_and_parents():
 
 def test_domain_from_data_is_sorted_distinct_and_ignores_missing():
     column = pa.chunked_array([["b", None, "a", "b", "10"]])
-    assert domain_from_data(column, "c") == [10, "a", "b"]
+    assert domain_from_data(column, "c") == ["10", "a", "b"]  # one type: all text
 
 
 def test_edges_are_numbers():

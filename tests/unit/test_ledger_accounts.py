@@ -141,7 +141,7 @@ def test_a_newline_or_parquet_copy_does_not_open_a_new_account(tmp_path):
     assert first.returncode == 0, first.stderr
     assert run(*args, "--data", "newline.csv", "--out", "b.zip", cwd=tmp_path).returncode == 0
     third = run(*args, "--data", "people.parquet", "--out", "c.zip", cwd=tmp_path)
-    assert third.returncode == 2 and "only ε = 0.0 is left" in third.stderr
+    assert third.returncode == 2 and "only ε = 0 is left" in third.stderr
     shown = run("ledger", "show", "--ledger", "l.sqlite", "--json", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     data = json.loads(shown.stdout)

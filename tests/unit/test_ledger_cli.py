@@ -59,7 +59,7 @@ def test_releases_are_charged_until_the_cap_refuses(tmp_path, plan):
     release = ("release", "plan.json", "--ledger", "l.sqlite")
     first = run(*release, "--out", "r1.zip", "--cap", "2.5", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "ledger: this release spent ε = 1.0; this data set has spent ε = 1.0 over 1 " in (
+    assert "ledger: this release spent ε = 1; this data set has spent ε = 1 over 1 " in (
         first.stderr
     )
     assert "lifetime cap 2.5, ε = 1.5 left" in first.stderr
@@ -69,7 +69,7 @@ def test_releases_are_charged_until_the_cap_refuses(tmp_path, plan):
     third = run(*release, "--out", "r3.zip", cwd=tmp_path)
     assert_one_line_error(
         third,
-        "This release needs ε = 1.0 but only ε = 0.5 is left of the lifetime cap 2.5 for this "
+        "This release needs ε = 1 but only ε = 0.5 is left of the lifetime cap 2.5 for this "
         "data set; lower the budget or raise the cap.",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == [  # nothing staged is left behind
@@ -90,7 +90,7 @@ def test_releases_are_charged_until_the_cap_refuses(tmp_path, plan):
 def test_raising_the_cap_lets_the_next_release_through(tmp_path, plan):
     args = ("release", "plan.json", "--ledger", "l.sqlite")
     assert run(*args, "--out", "a.zip", "--cap", "1", cwd=tmp_path).returncode == 0
-    assert_one_line_error(run(*args, "--out", "b.zip", cwd=tmp_path), "only ε = 0.0 is left")
+    assert_one_line_error(run(*args, "--out", "b.zip", cwd=tmp_path), "only ε = 0 is left")
     assert run(*args, "--out", "b.zip", "--cap", "2", cwd=tmp_path).returncode == 0
 
 
