@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from dprelease.plan.model import Plan
+from dprelease.release.report_domains import with_labels
 from dprelease.release.statistics import ReleasedStatistic
 from dprelease.stats.discovery import DiscoveredDomain
 from dprelease.stats.spec import QuantileSpec
@@ -27,9 +28,6 @@ def statistic_csv(
     safe: Callable[[str], str],
     number: Callable[[Any], str],
 ) -> bytes:
-    # the count tables' own labelling (imported here: export imports this module)
-    from dprelease.release.export import with_labels
-
     statistic = released.budget.statistic
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -3,8 +3,7 @@
 state, a discovered domain, `unit: id`) loaded on the Data page, then every page in AppTest:
 no exception, no st.error, labels shown as "label (code)", and a release whose tables add up.
 
-The plan leaves out AGEP's bin labels (they do not parse yet; see the xfail below). Known
-bugs are `xfail(strict=True)`, one test per cause.
+The plan labels AGEP's bins too. Known bugs are `xfail(strict=True)`, one test per cause.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from helpers.office import (
     CODE_LABELLED,
     DISCOVERED,
     ESRS,
+    LABELLED,
     MAX_ROWS,
     STATES,
     STATISTIC,
@@ -33,7 +33,7 @@ from helpers.office import (
 )
 from ui.budget_tabs import TABS
 
-PLAN = office_plan(bin_labels=False)
+PLAN = office_plan()
 
 
 def errors(app: AppTest) -> list[str]:
@@ -98,7 +98,7 @@ def check_release(app: AppTest) -> None:
     total = int(tables["total"][0]["count"])
     for name, by in ((t["name"], t["by"]) for t in PLAN["tables"] if "stat" not in t):
         rows = tables[name]
-        for column in set(by) & set(CODE_LABELLED):
+        for column in set(by) & set(LABELLED):
             assert all(row[f"{column}_label"] for row in rows), (name, column)
         if name != "language":  # rare languages lie outside the discovered domain
             assert sum(int(r["count"]) for r in rows) == total, name
@@ -200,11 +200,6 @@ def test_the_dashboard_release_labels_the_statistic(tmp_path) -> None:
     assert lines[0] == "STATE,STATE_label,value"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract §5 (issue 24 labels of bins): a plan whose binned AGEP has `labels: [...]` "
-    "is refused on the Data page ('`labels` is for categorical columns')",
-)
 def test_a_plan_with_bin_labels_loads_and_previews(tmp_path) -> None:
     app = office_app(tmp_path, office_plan())
     assert (

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,13 @@ MAX_ROWS = 4  # rows per household counted (the unit cap); households have 1 to 
 CODE_LABELLED = ("STATE", "PUMA", "SEX", "RAC1P", "ESR")
 """The plan's columns with code labels: each is followed by `C_label` in every released CSV
 (and AGEP too, when its bins are labelled)."""
+LABELLED = (*CODE_LABELLED, "AGEP")
+"""Every labelled column of `office_plan()`: codes and AGEP's bins."""
+AGE_BIN_LABELS = {
+    f"[{a}, {b})" if b != AGE_BINS[-1] else f"[{a}, {b}]": label
+    for (a, b), label in zip(pairwise(AGE_BINS), AGE_LABELS, strict=True)
+}
+"""AGEP's bin codes (as released) and their labels."""
 DISCOVERED = "LANP"
 STATISTIC = "median_income_by_state"
 

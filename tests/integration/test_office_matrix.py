@@ -8,8 +8,7 @@ total, shared margins agree, PUMA sums to STATE, every labelled code column is f
 `C_label` with the codebook's label. Known bugs of issue 24 (and of the contract's §5) are
 `xfail(strict=True)`, one test per cause, so that each fix turns exactly its tests green.
 
-The plan here leaves out AGEP's bin labels (`bin_labels=False`): they do not parse yet, and
-would hide every other check; `test_bin_labels_are_planned_and_released` covers them.
+The plan labels AGEP's bins too (`C_label` after a binned column, as after a code column).
 """
 
 from __future__ import annotations
@@ -27,9 +26,10 @@ import pytest
 
 from helpers.cli import run
 from helpers.office import (
+    AGE_BIN_LABELS,
     AGE_LABELS,
-    CODE_LABELLED,
     DISCOVERED,
+    LABELLED,
     PUMAS,
     STATES,
     STATISTIC,
@@ -42,11 +42,12 @@ from helpers.office import (
 )
 
 FORMATS = ("csv", "parquet", "xlsx")
-PLAN = office_plan(bin_labels=False)
+PLAN = office_plan()
 COUNT_TABLES = {t["name"]: t["by"] for t in PLAN["tables"] if "stat" not in t}
 LABELS = defaultdict(dict)
 for _column, _code, _label, _ in codebook_rows():
     LABELS[_column][_code] = _label
+LABELS["AGEP"] = AGE_BIN_LABELS
 
 
 def xfail(reason: str) -> pytest.MarkDecorator:
@@ -83,9 +84,7 @@ def office(tmp_path_factory: pytest.TempPathFactory) -> Path:
     columns = office_rows()
     for fmt in FORMATS:
         write_data(columns, folder / f"office.{fmt}")
-        write_plan(
-            office_plan(f"office.{fmt}", bin_labels=False), folder / f"office_{fmt}.plan.yaml"
-        )
+        write_plan(office_plan(f"office.{fmt}"), folder / f"office_{fmt}.plan.yaml")
     return folder
 
 
@@ -126,7 +125,7 @@ def header(path: Path) -> list[str]:
 def expected_header(by: list[str], last: list[str]) -> list[str]:
     names: list[str] = []
     for column in by:
-        names += [column, f"{column}_label"] if column in CODE_LABELLED else [column]
+        names += [column, f"{column}_label"] if column in LABELLED else [column]
     return names + last
 
 
@@ -144,7 +143,7 @@ def check_release(out: Path) -> None:
         assert header(out / "tables" / f"{name}.csv") == expected_header(by, ["count", "moe"])
         for row in tables[name]:
             assert int(row["count"]) >= 0  # integer, nonnegative
-            for column in set(by) & set(CODE_LABELLED):  # no lost label, codes as written
+            for column in set(by) & set(LABELLED):  # no lost label, codes as written
                 assert row[f"{column}_label"] == LABELS[column][row[column]], (name, row)
     total = int(tables["total"][0]["count"])
     for name, rows in tables.items():
@@ -261,10 +260,6 @@ def test_the_discovered_table_does_not_bias_the_grand_total(release) -> None:
     assert abs(int(row["count"]) - truth) <= 5 * float(row["moe"])
 
 
-@xfail(
-    "contract §5 (issue 24): `release` charges the ledger ($DPRELEASE_LEDGER) unless "
-    "--no-ledger is given; without --ledger nothing is charged"
-)
 def test_release_charges_the_ledger_by_default(office: Path) -> None:
     ledger = office / "default_ledger.sqlite"
     env = {"DPRELEASE_LEDGER": str(ledger)}
@@ -276,12 +271,8 @@ def test_release_charges_the_ledger_by_default(office: Path) -> None:
     assert len(account["releases"]) == 1
 
 
-@xfail(
-    "contract §5 (issue 24 defaults): `postprocess.consistent` is true when omitted; a plan "
-    "without it is released with consistent: false, so its tables do not add up"
-)
 def test_a_plan_without_consistent_is_released_additive(office: Path) -> None:
-    plan = office_plan("office.parquet", bin_labels=False)
+    plan = office_plan("office.parquet")
     del plan["postprocess"]["consistent"]
     path = write_plan(plan, office / "default_consistent.plan.yaml")
     out = office / "default_consistent"
@@ -293,10 +284,6 @@ def test_a_plan_without_consistent_is_released_additive(office: Path) -> None:
     check_release(out)
 
 
-@xfail(
-    "contract §5 (issue 24 labels of bins): a binned numeric column's `labels: [...]` is "
-    "refused ('column AGEP is numeric; `labels` is for categorical columns')"
-)
 def test_bin_labels_are_planned_and_released(office: Path) -> None:
     plan = write_plan(office_plan("office.parquet"), office / "bins.plan.yaml")
     ledger = {"DPRELEASE_LEDGER": str(office / "bins.sqlite")}
@@ -344,7 +331,7 @@ def test_reconstruct_refuses_a_discovered_domain_in_one_line(office: Path) -> No
 
 def test_reconstruct_runs_on_the_plan_with_its_statistic(office: Path) -> None:
     """Issue 24.1: the attack reads the count tables only; the median stays in the plan."""
-    plan = office_plan("office.csv", bin_labels=False)
+    plan = office_plan("office.csv")
     del plan["columns"][DISCOVERED]
     plan["tables"] = [t for t in plan["tables"] if DISCOVERED not in t["by"]]
     path = write_plan(plan, office / "no_discovery.plan.yaml")
