@@ -7,13 +7,12 @@ quantile. Only noisy values are written: no true value, count or row count.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
 from dprelease.plan.model import Plan
+from dprelease.release.csv_cells import csv_bytes
 from dprelease.release.statistics import ReleasedStatistic
 from dprelease.stats.discovery import DiscoveredDomain
 from dprelease.stats.spec import QuantileSpec
@@ -26,13 +25,12 @@ def statistic_csv(
     number: Callable[[Any], str],
 ) -> bytes:
     statistic = released.budget.statistic
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    out: list[list[str]] = []
     spec = statistic.table
     quantiles = statistic.stat.quantiles if isinstance(statistic.stat, QuantileSpec) else None
     several = quantiles is not None and len(quantiles) > 1
     header = [safe(name) for name in spec.by] + (["quantile"] if several else []) + ["value"]
-    writer.writerow(header)
+    out.append(header)
     rows = released.values.reshape(released.values.shape[0], -1).tolist()
     labels = list(spec.cell_labels(plan.schema)) if spec.by else [()]
     for cell, values in zip(labels, rows, strict=True):
@@ -40,10 +38,10 @@ def statistic_csv(
         if several:
             assert quantiles is not None
             for q, value in zip(quantiles, values, strict=True):
-                writer.writerow([*prefix, f"{float(q):g}", number(value)])
+                out.append([*prefix, f"{float(q):g}", number(value)])
         else:
-            writer.writerow([*prefix, number(values[0])])
-    return buffer.getvalue().encode("utf-8")
+            out.append([*prefix, number(values[0])])
+    return csv_bytes(out)
 
 
 def statistics_metadata(
