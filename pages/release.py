@@ -135,8 +135,8 @@ if set_col.button("Set cap" if capped is None else "Lower cap", key="set_cap"):
         st.error(md(error))
 st.caption(
     "The dashboard sets a first cap and lowers one. Raising or removing a cap is done by "
-    "whoever owns the ledger file: `dprelease ledger cap --dataset "
-    f"{md(resolved.name or resolved.key)} --epsilon E`."
+    "whoever owns the ledger file: `dprelease ledger cap --dataset NAME --epsilon E`, NAME "
+    f"being {md(resolved.name or resolved.key)}."
 )
 left = balance.left_epsilon
 st.markdown(

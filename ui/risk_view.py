@@ -10,6 +10,7 @@ import streamlit as st
 from dprelease.risk.classes import KAnonymity, class_sizes_table
 from dprelease.risk.command import reconstruction_lines
 from ui.axes import category_axis
+from ui.markdown import static_table
 
 NO_MODE_BAR = {"displayModeBar": False}  # its "download as PNG" would let the picture leave
 
@@ -50,5 +51,5 @@ def reconstruction_table(result: dict[str, Any]) -> None:
                 "areas with one solution": r["areas_unique_solution"] if key == "exact" else "—",
             }
         )
-    st.table(rows)  # static: no download button
+    static_table(rows)  # static: no download button
     st.caption("\n\n".join(reconstruction_lines(result)))

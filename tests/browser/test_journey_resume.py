@@ -78,7 +78,7 @@ def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, 
     wait_idle(page)
     # the run that applies ε = 2 (and keeps the plan) has finished before the reload
     page.get_by_text("The whole release is ε = 2").wait_for()
-    assert "plan=" in page.url  # the token that finds this plan again
+    assert "plan=" not in page.url  # the token is in the cookie only, never the address bar
 
     # --- a reload in the middle: the browser asks first, then the plan is offered back
     prompts: list[str] = []
