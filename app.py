@@ -24,9 +24,10 @@ PAGES = [
 ws = workspace()
 start_session(ws)
 page = st.navigation(PAGES)
-resume_offer(ws)
-budget_meter()
 browser_guard(ws)
+if resume_offer(ws):  # until answered, the offer is the page: it shows no sample's figures
+    st.stop()
+budget_meter()
 try:
     page.run()
 finally:  # also after a page's st.stop() or st.rerun(): the plan is kept as it now is

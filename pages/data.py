@@ -19,7 +19,7 @@ from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
 from dprelease.plan.table_spec import Unit
 from dprelease.plan.yaml_text import plan_yaml
 from ui.column_editor import column_editor
-from ui.markdown import md, md_error, md_frame
+from ui.markdown import md, md_error, static_table
 from ui.plan_without_data import column_names, no_data_section, plan_with_data_name
 from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace
 
@@ -107,7 +107,7 @@ if ws.upload is not None:
     source = "the bundled synthetic sample" if ws.upload.is_sample else "your upload"
     st.caption(f"Data: **{md(ws.upload.name)}** ({source}), {table.num_columns} columns.")
     with st.expander("First rows — confidential, shown to you only", expanded=False):
-        st.table(md_frame(table.slice(0, 10).to_pandas()))  # static: nothing to download
+        static_table(table.slice(0, 10).to_pandas())  # static: nothing to download
 else:
     no_data_section(ws)
 

@@ -19,6 +19,7 @@ from dprelease.ldp import (
 )
 from ui.ldp_charts import respondents_for_target, simulation_bars
 from ui.ldp_charts import variance_against_epsilon as variance_chart
+from ui.markdown import md_error, md_lines, static_table
 from ui.state import current_plan, parsed_table, require_upload, workspace
 
 NO_MODE_BAR = {"displayModeBar": False}  # no "download as PNG" of confidential charts
@@ -63,11 +64,11 @@ n = int(
 try:
     ldp_plan = plan_ldp(float(epsilon), domain_size, n)
 except DPReleaseError as error:
-    st.error(str(error))
+    st.error(md_error(error))
     st.stop()
 
 st.success(ldp_plan.answer(), icon=":material/groups:")
-st.table(
+static_table(
     [
         {
             "protocol": p.name + (" (best)" if p.name == ldp_plan.best else ""),
@@ -119,7 +120,7 @@ attributes = st.multiselect(
 if len(attributes) >= 2:
     schemes = compare_attribute_schemes(float(epsilon), [columns[a].size for a in attributes], n)
     st.info(schemes.answer())
-    st.table(
+    static_table(
         [
             {
                 "question": name,
@@ -133,7 +134,11 @@ if len(attributes) >= 2:
     )
     st.caption("Variance of the count of an average value (n/d), so sampling pays its cost.")
 elif not columns:
-    st.info(problem or "Declare columns on the Data page to compare several questions.")
+    st.info(
+        md_lines(problem)
+        if problem
+        else "Declare columns on the Data page to compare several questions."
+    )
 
 # --- CONFIDENTIAL -------------------------------------------------------------------------
 st.subheader("Simulation on your data")
@@ -162,7 +167,7 @@ if st.button("Simulate", key="ldp_simulate", type="primary"):
             columns[sim_column].display_labels,  # "label (code)" for the chart
         )
     except DPReleaseError as error:
-        st.error(str(error))
+        st.error(md_error(error))
 if len(attributes) >= 2 and st.button("Simulate both schemes", key="ldp_simulate_schemes"):
     try:
         encoded_columns = [encode_column(parsed_table(ws), a, columns[a]) for a in attributes]
@@ -172,7 +177,7 @@ if len(attributes) >= 2 and st.button("Simulate both schemes", key="ldp_simulate
             simulate_schemes(encoded_columns, sim_protocol, float(epsilon)),
         )
     except DPReleaseError as error:
-        st.error(str(error))
+        st.error(md_error(error))
 
 kept = st.session_state.get("ldp_simulation")
 if kept is not None and ws.upload is not None and kept[0] == ws.upload.sha256:
@@ -182,7 +187,7 @@ if kept is not None and ws.upload is not None and kept[0] == ws.upload.sha256:
         f"({result.rows_left_out:,} without a value in the domain left out); margin of "
         f"error per count ±{result.moe:,.4g}."
     )
-    st.table(
+    static_table(
         [
             {
                 "": name,
@@ -200,7 +205,7 @@ if kept is not None and ws.upload is not None and kept[0] == ws.upload.sha256:
 schemes_kept = st.session_state.get("ldp_schemes")
 if schemes_kept is not None and ws.upload is not None and schemes_kept[0] == ws.upload.sha256:
     _, names, rmse = schemes_kept
-    st.table(
+    static_table(
         [
             {
                 "question": name,

@@ -13,7 +13,7 @@ from dprelease.plan.model import Postprocess
 from dprelease.release.draw import draw_preview
 from dprelease.release.metrics import error_metrics
 from dprelease.release.statistics import upload_inputs
-from ui.markdown import md, md_lines
+from ui.markdown import md, md_lines, static_table
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, require_upload, workspace
 from ui.statistics_view import show_preview_statistics
@@ -123,7 +123,7 @@ table = next(t for t in preview.tables if t.name == chosen)
 true_counts = preview.true_counts.counts[chosen]
 raw = error_metrics(true_counts, table.noisy_counts, table.budget.moe)
 done = error_metrics(true_counts, table.released_counts, table.budget.moe)
-st.table(  # a static table: no download button on a preview
+static_table(  # a static table: no download button on a preview
     [
         {
             "": "noisy measurement",
@@ -155,7 +155,7 @@ if accuracy is not None:
         "the preview's noise is not charged to the budget, so these figures must not leave "
         "this page; the release's report gives the same figures from its own, charged noise)"
     )
-    st.table(
+    static_table(
         [
             {
                 "": "noisy measurement",

@@ -116,20 +116,31 @@ if entries:
 else:
     st.caption("No release from this data set yet.")
 cap_col, set_col = st.columns([2, 1])
-cap = cap_col.number_input(
-    "Lifetime cap on ε for this data set (0 = no cap)",
+capped = balance.cap_epsilon
+cap = cap_col.number_input(  # issue 25.11: a first cap, or a lower one; never a higher
+    "Lifetime cap on ε for this data set (0 = no cap)"
+    if capped is None
+    else "Lower the lifetime cap on ε for this data set",
     min_value=0.0,
-    max_value=EPSILON_CAP_LIMIT,  # what the ledger accepts
-    value=float(balance.cap_epsilon or 0.0),
+    max_value=EPSILON_CAP_LIMIT if capped is None else capped,
+    value=float(capped or 0.0),
     step=0.5,
     key="cap_input",
 )
-if set_col.button("Set cap", key="set_cap"):
+if set_col.button("Set cap" if capped is None else "Lower cap", key="set_cap"):
     try:
-        book.set_cap(account.records, cap or None, name=account.name, legacy=account.legacy)
+        new_cap = (cap or None) if capped is None else cap
+        book.set_cap(
+            account.records, new_cap, name=account.name, legacy=account.legacy, only_lower=True
+        )
         st.rerun()
     except DPReleaseError as error:
         st.error(md(error))
+st.caption(
+    "The dashboard sets a first cap and lowers one. Raising or removing a cap is done by "
+    "whoever owns the ledger file: `dprelease ledger cap --dataset NAME --epsilon E`, NAME "
+    f"being {md(resolved.name or resolved.key)}."
+)
 left = balance.left_epsilon
 st.markdown(
     f"Spent so far: **ε = {budget_text(balance.spent_epsilon)}** over {balance.releases} "

@@ -15,8 +15,8 @@ from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.measures import DEFAULT_L, measure_risk
 from dprelease.risk.reconstruct import reconstruction_attack
-from ui.markdown import md
-from ui.risk_view import class_size_chart, keep, reconstruction_table, seed, static_table
+from ui.markdown import md, md_error, md_lines, static_table
+from ui.risk_view import class_size_chart, keep, reconstruction_table, seed
 from ui.state import current_plan, parsed_table, require_upload, workspace
 
 ws = workspace()
@@ -30,7 +30,7 @@ st.warning(
 try:
     table = parsed_table(ws)
 except DPReleaseError as error:
-    st.error(str(error))
+    st.error(md_error(error))
     st.stop()
 plan, plan_problem = current_plan(ws)
 
@@ -111,7 +111,7 @@ try:
         data = risk_input(table, qi, sensitive, plan=plan, ordered=ordered)
     report = measure_risk(data, k=k, c=c, l=l)
 except DPReleaseError as error:
-    st.error(md(str(error)))
+    st.error(md_error(error))
     st.stop()
 ka, ld, tc = report.k, report.l, report.t
 metrics = st.columns(5)
@@ -135,11 +135,11 @@ st.subheader("Homogeneity and skewness attacks")
 a = report.attacks.to_dict()
 st.write(
     f"**{a['homogeneous_rows']:,} records ({a['homogeneous_share']:.1%})** sit in classes where "
-    f"everyone has the same {sensitive}: knowing their quasi-identifiers reveals it. "
+    f"everyone has the same {md(sensitive)}: knowing their quasi-identifiers reveals it. "
     f"{a['skewed_rows']:,} ({a['skewed_share']:.1%}) are in classes whose most common value is at "
     "least twice as common as overall (skewness)."
 )
-static_table(
+static_table(  # static: no download button
     [
         {
             **{name: shown(name)(value) for name, value in d.qi.items()},
@@ -179,7 +179,7 @@ with st.expander("What does an attacker learn about one person?"):
 st.subheader(f"Generalisations that reach k = {k}")
 suggestions, tried = suggest_generalisations(table, data, k, plan)
 if plan is None:
-    st.caption(f"The plan does not parse ({plan_problem}); only suppression is suggested.")
+    st.caption(f"The plan does not parse ({md(plan_problem)}); only suppression is suggested.")
 if suggestions:
     static_table(
         [
@@ -203,7 +203,7 @@ else:
 
 st.subheader("Reconstruction attack: exact tables vs the DP release")
 if plan is None:
-    st.error(plan_problem or "The plan is not valid.")
+    st.error(md_lines(plan_problem or "The plan is not valid."))
     st.stop()
 st.write(
     "An attacker rebuilds each small area's records from its published tables with an "
@@ -256,7 +256,7 @@ if st.button("Run the attack", key="risk_attack", type="primary"):
         )
         ws.memo.risk_attack = result.to_dict()
     except DPReleaseError as error:
-        st.error(f"{error} Nothing changed.")
+        st.error(md_error(error, "Nothing changed."))
     bar.empty()
 attack = ws.memo.risk_attack
 if attack is not None:

@@ -4,15 +4,19 @@ that Streamlit shows literally.
 Streamlit renders labels, alerts, captions, expander and tab labels, radio options and
 `st.table` cells as Markdown: a column called ``![x](http://host/x.png)`` would make every
 viewer's browser fetch that address. `md` escapes it; every page and helper that puts a
-user-supplied string into Markdown goes through it.
+user-supplied string into Markdown goes through it, and every static table is drawn by
+`static_table`, which escapes each header and text cell (no page calls `st.table` itself).
 """
 
 from __future__ import annotations
 
+import numbers
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
+import streamlit as st
 
 from dprelease.errors import DPReleaseError
 
@@ -38,11 +42,24 @@ def md(text: object) -> str:
 
 
 def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A frame for `st.table`, which renders every cell and header as Markdown: all escaped
-    (missing values stay missing)."""
-    out = frame.map(lambda value: value if value is None or value != value else md(value))
+    """A frame for `st.table`, which renders every cell and header as Markdown: headers and
+    text cells escaped (numbers and missing values stay as they are, and are shown as such)."""
+    out = frame.map(_md_cell)
     out.columns = [md(name) for name in frame.columns]
     return out
+
+
+def _md_cell(value: object) -> object:
+    if value is None or isinstance(value, numbers.Number | np.bool_):  # NaN is a float
+        return value
+    return md(value)
+
+
+def static_table(data: pd.DataFrame | Sequence[Mapping[str, object]]) -> None:
+    """`st.table` (static: no download button) with every header and text cell escaped; the
+    one way a page draws a static table."""
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(list(data))
+    st.table(md_frame(frame))
 
 
 def md_problems(problems: Sequence[str], then: str = "") -> str:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from dprelease.risk.classes import KAnonymity, class_sizes_table
 from dprelease.risk.command import reconstruction_lines
 from ui.axes import category_axis
-from ui.markdown import md, md_frame
+from ui.markdown import md, static_table
 from ui.state import Workspace
 
 T = TypeVar("T")
@@ -32,13 +31,6 @@ def keep(ws: Workspace, key: str, value: T) -> T:
     """Remember a widget's value for the next visit of the page (see `seed`)."""
     ws.memo.risk_inputs[key] = value
     return value
-
-
-def static_table(rows: Sequence[dict[str, Any]]) -> None:
-    """A static table (no download button) whose cells and headers read as text, not
-    Markdown: a level "* (suppressed)" or a value from the data stays as written."""
-    if rows:
-        st.table(md_frame(pd.DataFrame(list(rows))))
 
 
 NO_MODE_BAR = {"displayModeBar": False}  # its "download as PNG" would let the picture leave
@@ -80,5 +72,5 @@ def reconstruction_table(result: dict[str, Any]) -> None:
                 "areas with one solution": r["areas_unique_solution"] if key == "exact" else "—",
             }
         )
-    static_table(rows)
+    static_table(rows)  # static: no download button
     st.caption("\n\n".join(md(line) for line in reconstruction_lines(result, AREAS_CAP)))

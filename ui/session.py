@@ -1,11 +1,17 @@
 """Work that survives a reload, a restart and a closed tab.
 
-Each browser holds a random token (in the page's URL as `?plan=…` and in a cookie, so a reload,
-a reopened tab and a fresh visit all find it); the server keeps that browser's plan, and only
-the plan, under it (`ui/plan_store.py`). A new session that finds a kept plan offers it back
-("Resume your plan from 14:02?") before anything overwrites it. The data are never kept: a
-resumed plan asks for them again, and coverage checks the plan against them. Leaving the page
-with an unreleased plan asks first (the browser's `beforeunload` prompt).
+Each browser holds a random token in a cookie, and only there: the server keeps that browser's
+plan and its saved scenarios, and only those, under it (`ui/plan_store.py`). A new session that
+finds a kept plan offers it back ("Resume your plan from 14:02?") before anything overwrites
+it, and until it is answered the offer is the whole page: nothing shows the bundled sample's
+figures as if they were the plan's. The data are never kept: a resumed plan asks for them
+again, and coverage checks the plan against them. Leaving the page with an unreleased plan
+asks first (the browser's `beforeunload` prompt).
+
+A link `?plan=TOKEN` opens that plan as a copy only: taking it gives this browser a fresh
+token, so the link's owner never sees what is typed afterwards (issue 25.3), and the browser's
+own cookie alone decides where its work is written. The token never appears in the address bar,
+which people copy and share.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from ui.markdown import md
-from ui.plan_store import PlanStore, StoredPlan, is_token
+from ui.plan_store import Offer, PlanStore, StoredPlan, is_token, new_token
 from ui.state import Workspace, plan_key, sample_plan_dict, sample_upload
 
 TOKEN_PARAM = "plan"
@@ -26,46 +32,72 @@ COOKIE = "dprelease_plan"
 COOKIE_DAYS = 30
 
 
-def _browser_token() -> str | None:
-    """The token this browser brought: the URL's, else the cookie's."""
-    for found in (st.query_params.get(TOKEN_PARAM), _cookie()):
-        if is_token(found):
-            return found
-    return None
-
-
 def _cookie() -> str | None:
+    """This browser's own token (its cookie), if it holds one."""
     try:
-        return st.context.cookies.get(COOKIE)
+        found = st.context.cookies.get(COOKIE)
     except (AttributeError, RuntimeError):  # no browser (a bare script run)
         return None
+    return found if is_token(found) else None
+
+
+def _link() -> str | None:
+    """The token of a link the page was opened with (`?plan=…`): someone else's, maybe."""
+    found = st.query_params.get(TOKEN_PARAM)
+    return found if is_token(found) else None
+
+
+def _client() -> str | None:
+    """The connection's network address, for the store's bound on new plans a minute."""
+    try:
+        address = st.context.ip_address
+    except (AttributeError, RuntimeError):
+        return None
+    return address if isinstance(address, str) else None
+
+
+def kept_text(ws: Workspace) -> str:
+    """What is kept on the server, as text: the plan and the saved scenarios."""
+    return json.dumps([ws.plan, ws.scenarios], sort_keys=True)
 
 
 def start_session(ws: Workspace, store: PlanStore | None = None) -> None:
-    """Once per session: adopt the browser's token and offer its kept plan back."""
-    if ws.memo.saved_plan is not None or ws.memo.resume is not None:
+    """Once per session: take the browser's own token (its cookie) and offer back the plan it
+    keeps, after the plan of a link if the page was opened with one (as a copy)."""
+    if ws.memo.saved_plan is not None:
         return
     store = store or PlanStore()
-    token = _browser_token()
-    kept = store.load(token) if token is not None else None
-    if token is not None and kept is not None:  # an unknown token is never adopted: a link
-        ws.token = token  # cannot make this browser save its plan where a stranger looks
-        if kept.plan != ws.plan:
-            ws.memo.resume = kept
-    ws.memo.saved_plan = plan_key(ws) if ws.memo.resume is None else ""
+    own = _cookie()
+    if own is not None:
+        ws.token = own  # only the cookie chooses where this browser's work is written
+    offers: list[Offer] = []
+    link = _link()
+    if link is not None and link != ws.token and (shared := store.load(link)) is not None:
+        offers.append(Offer(shared, from_link=True))
+    kept = store.load(ws.token) if own is not None else None
+    if kept is not None and (kept.plan != ws.plan or kept.scenarios != ws.scenarios):
+        offers.append(Offer(kept))
+    ws.memo.resume = offers
+    ws.memo.saved_plan = "" if offers else kept_text(ws)
 
 
-def resume(ws: Workspace, kept: StoredPlan) -> None:
-    """Take the kept plan back. Its data are asked for again (never kept), except the bundled
-    sample, which is public."""
+def resume(ws: Workspace, offer: Offer) -> None:
+    """Take the offered plan and its scenarios. Its data are asked for again (never kept),
+    except the bundled sample, which is public. A link's plan is taken as a copy under a fresh
+    token: the link's owner never sees this browser's work."""
+    kept = offer.kept
     ws.plan = kept.plan
+    ws.scenarios = dict(kept.scenarios)
     ws.set_data(sample_upload() if kept.sample else None)
     ws.memo.wanted_data = None if kept.sample else kept.data_name
-    ws.memo.resume = None
+    if offer.from_link:
+        ws.token = new_token()
+    ws.memo.resume = []  # what else was on offer would overwrite the choice
 
 
 def decline(ws: Workspace) -> None:
-    ws.memo.resume = None
+    """Not this one: the next offer (the browser's own plan after a link's), if any."""
+    ws.memo.resume = ws.memo.resume[1:]
 
 
 def saved_at(kept: StoredPlan) -> str:
@@ -81,31 +113,49 @@ def saved_at(kept: StoredPlan) -> str:
     return text + ("" if zone is not UTC else " UTC")
 
 
-def resume_offer(ws: Workspace) -> None:
-    """The banner that offers a kept plan back, on every page until answered."""
-    kept = ws.memo.resume
-    if kept is None:
-        return
+def resume_offer(ws: Workspace) -> bool:
+    """The banner that offers a kept plan back, in place of the page until answered: True
+    while an offer is pending (the caller then draws nothing else)."""
+    if not ws.memo.resume:
+        return False
+    offer = ws.memo.resume[0]
+    kept = offer.kept
     tables = len(kept.plan.get("tables", []))
     columns = len(kept.plan.get("columns", {}))
+    scenarios = f", {len(kept.scenarios)} saved scenario(s)" if kept.scenarios else ""
     data = f" made for **{md(kept.data_name)}**" if kept.data_name else " made without data"
     with st.container(border=True, key="resume_box"):
-        st.markdown(
-            f"**Resume your plan from {saved_at(kept)}?** {columns} column(s), {tables} "
-            f"table(s),{data}. "
-            + ("" if kept.sample else "Its data were not kept: you upload them again.")
-        )
+        if offer.from_link:
+            st.markdown(
+                f"**Open the plan from this link (saved {saved_at(kept)})?** {columns} "
+                f"column(s), {tables} table(s){scenarios},{data}. It opens as your own copy: "
+                "what you change is kept for this browser only, never where the link points."
+            )
+        else:
+            st.markdown(
+                f"**Resume your plan from {saved_at(kept)}?** {columns} column(s), {tables} "
+                f"table(s){scenarios},{data}. "
+                + ("" if kept.sample else "Its data were not kept: you upload them again.")
+            )
         yes, no = st.columns([1, 3])
-        yes.button("Resume", key="resume_plan", type="primary", on_click=resume, args=(ws, kept))
+        yes.button(
+            "Open a copy" if offer.from_link else "Resume",
+            key="resume_plan",
+            type="primary",
+            on_click=resume,
+            args=(ws, offer),
+        )
         no.button("Start afresh", key="resume_decline", on_click=decline, args=(ws,))
+    st.caption("The page opens once you answer: until then it would show the sample's figures.")
+    return True
 
 
 def keep_plan(ws: Workspace, store: PlanStore | None = None) -> None:
-    """Keep the plan on the server when it changed (never while a kept plan is still on
-    offer: that would overwrite it before the user answered)."""
-    if ws.memo.resume is not None:
+    """Keep the plan and its scenarios on the server when they changed (never while a kept
+    plan is still on offer: that would overwrite it before the user answered)."""
+    if ws.memo.resume:
         return
-    text = plan_key(ws)
+    text = kept_text(ws)
     if text == ws.memo.saved_plan:
         return
     upload = ws.upload
@@ -115,6 +165,8 @@ def keep_plan(ws: Workspace, store: PlanStore | None = None) -> None:
             ws.plan,
             data_name=upload.name if upload is not None else None,
             sample=upload is not None and upload.is_sample,
+            scenarios=ws.scenarios,
+            client=_client(),
         )
     except DPReleaseError as error:
         ws.memo.store_error = str(error)
@@ -132,11 +184,12 @@ def unreleased(ws: Workspace) -> bool:
 
 
 def browser_guard(ws: Workspace) -> None:
-    """The token in the URL (a page switch clears the URL's query). The page's own script,
-    the cookie and the `beforeunload` prompt, is `guard_script`: the sidebar draws it beside
-    the budget figures, so a fragment that changes the plan redraws it too."""
-    if st.query_params.get(TOKEN_PARAM) != ws.token:
-        st.query_params[TOKEN_PARAM] = ws.token
+    """Once the offers are answered, the link's token leaves the address bar (a link to copy
+    from the address bar must not carry it on). The page's own script, the cookie and the
+    `beforeunload` prompt, is `guard_script`: the sidebar draws it beside the budget figures,
+    so a fragment that changes the plan redraws it too."""
+    if not ws.memo.resume and TOKEN_PARAM in st.query_params:
+        del st.query_params[TOKEN_PARAM]
 
 
 def guard_script(ws: Workspace) -> None:

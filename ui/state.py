@@ -36,7 +36,7 @@ from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
 from dprelease.release.service import account_of, open_ledger
 from dprelease.stats.suggest import Suggestion
-from ui.plan_store import StoredPlan, new_token
+from ui.plan_store import Offer, new_token
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -94,8 +94,8 @@ class Memo:
     risk_attack: dict[str, Any] | None = None  # Risk page: the last reconstruction attack
     risk_inputs: dict[str, Any] = field(default_factory=dict)  # Risk page: widget key → choice
     coverage: tuple[str, str, PlanCoverage] | None = None  # `coverage`: (SHA, plan, figures)
-    resume: StoredPlan | None = None  # `ui/session.py`: a kept plan offered back, until answered
-    saved_plan: str | None = None  # `ui/session.py`: the plan text last kept on the server
+    resume: list[Offer] = field(default_factory=list)  # `ui/session.py`: plans offered, in turn
+    saved_plan: str | None = None  # `ui/session.py`: plan and scenarios last kept on the server
     store_error: str | None = None  # `ui/session.py`: why the plan could not be kept
     confirm_another: bool = False  # Release page: "Prepare another" asked for confirmation
     upload_error: str | None = None  # Data page: why the last file was refused, shown once

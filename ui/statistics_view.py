@@ -14,7 +14,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.statistic_edit import set_quantile_resolution
 from dprelease.release.draw import Preview
 from dprelease.stats.spec import QuantileSpec
-from ui.markdown import md
+from ui.markdown import md, static_table
 from ui.state import Workspace
 
 
@@ -43,7 +43,7 @@ def show_preview_statistics(preview: Preview) -> None:
             {"cell": label, **dict(zip(heads, map(float, row), strict=True)), **error}
             for label, row, error in zip(labels, values.tolist(), errors, strict=True)
         ]
-        st.table(pd.DataFrame(rows))  # static: no download button on a preview
+        static_table(rows)  # static: no download button on a preview
         st.caption(
             f"Errors at {preview.allocation.confidence:.0%} confidence, read from your data "
             "(confidential, like this whole page): a quantile's exact margin in rank and in "

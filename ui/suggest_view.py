@@ -10,7 +10,7 @@ from dprelease.ledger.store import AlreadyChargedError, Ledger
 from dprelease.plan.model import Plan
 from dprelease.release.publish import Account
 from dprelease.stats.suggest import Question, candidates_plan, charged_suggestion
-from ui.markdown import md
+from ui.markdown import md, static_table
 from ui.state import Workspace
 
 
@@ -59,7 +59,7 @@ def suggest_tables(ws: Workspace, plan: Plan, book: Ledger, account: Account) ->
         suggestion = ws.suggestion
         if suggestion is not None:
             marks = {True: "has a cell above T", False: "no cell above T", None: "not asked"}
-            st.table(
+            static_table(
                 [
                     {"table": name, f"T = {suggestion.threshold}": marks[answer]}
                     for name, answer in zip(

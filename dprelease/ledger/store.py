@@ -70,6 +70,24 @@ _APPLICATION_ID = 0x64707265  # "dpre" in the SQLite header: tells our file from
 _KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
 
 
+def _refuse_a_raise(
+    row: sqlite3.Row | None, epsilon: float | None, delta: Any, account: str
+) -> None:
+    """Refuse a higher or removed cap (`set_cap(only_lower=True)`): raising a data set's
+    lifetime budget is for whoever owns the ledger file, with `ledger cap`."""
+    old_epsilon = None if row is None else row["epsilon"]
+    old_delta = DEFAULT_DELTA_CAP if row is None or row["delta"] is None else row["delta"]
+    new_delta = old_delta if delta is _KEEP else (DEFAULT_DELTA_CAP if delta is None else delta)
+    raised_epsilon = old_epsilon is not None and (epsilon is None or epsilon > old_epsilon)
+    if raised_epsilon or new_delta > old_delta:
+        cap = f"ε = {old_epsilon:g}" if raised_epsilon else f"δ = {old_delta:g}"
+        raise BudgetError(
+            f"The lifetime cap {cap} of this data set can be lowered here, not raised or "
+            "removed: whoever owns the ledger file raises it with "
+            f"`dprelease ledger cap --dataset '{account}' --epsilon E`."
+        )
+
+
 def _entry(row: sqlite3.Row) -> LedgerEntry:
     return LedgerEntry(
         release_id=row["release_id"],
@@ -276,11 +294,14 @@ class Ledger:
         *,
         name: str | None = None,
         legacy: str | None = None,
+        only_lower: bool = False,
     ) -> None:
         """Set, raise or lower the lifetime ε cap (None: no ε cap); `delta` sets the δ cap
         (None: the default DEFAULT_DELTA_CAP; left out: the δ cap stays as it is).
 
         A cap below what is already spent is allowed and leaves nothing to release.
+        `only_lower` (the dashboard, whose users need not own the ledger file): a first ε cap
+        or a lower one, never a higher or no cap; checked in the same transaction as the write.
         """
         if epsilon is not None and not (
             math.isfinite(epsilon) and 0 <= epsilon <= EPSILON_CAP_LIMIT
@@ -298,10 +319,13 @@ class Ledger:
             conn.execute("BEGIN IMMEDIATE")
             account = resolve(conn, dataset, name, legacy)
             register(conn, account, dataset)
+            row = conn.execute(
+                "SELECT epsilon, delta FROM caps WHERE dataset = ?", (account.key,)
+            ).fetchone()
+            if only_lower:
+                _refuse_a_raise(row, epsilon, delta, account.name or account.key)
             if delta is _KEEP:
-                row = conn.execute("SELECT delta FROM caps WHERE dataset = ?", (account.key,))
-                kept = row.fetchone()
-                delta = None if kept is None else kept["delta"]
+                delta = None if row is None else row["delta"]
             if epsilon is None and delta is None:
                 conn.execute("DELETE FROM caps WHERE dataset = ?", (account.key,))
             else:

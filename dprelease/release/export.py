@@ -8,7 +8,6 @@ count, the true number of rows or a seed.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -29,17 +28,11 @@ from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.pipeline import STEP_ORDER
+from dprelease.release.csv_cells import csv_bytes, csv_safe
 from dprelease.release.draw import NoisyTable, Release
 from dprelease.release.report import report_html
 from dprelease.release.report_domains import with_labels
 from dprelease.release.statistics_files import statistic_csv, statistics_metadata
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe(text: str) -> str:
-    """Text that a spreadsheet will not run as a formula: a leading ' where needed."""
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def _number(value: Any) -> str:
@@ -51,8 +44,6 @@ def _number(value: Any) -> str:
 def _table_csv(plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str]) -> bytes:
     """by-columns… (each labelled code followed by its `C_label`), count, then one constant
     column (`moe` of a table, `noise_std` of a measurement)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
     name, value_text = extra
     header = [*spec.by, "count", name]
     cells = (
@@ -62,9 +53,12 @@ def _table_csv(plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str
     numbers = len(header) - len(spec.by)  # count and moe/noise_std: never text
     header, rows = with_labels(header, cells, spec.by, plan.schema)
     text = len(header) - numbers  # the codes and their labels
-    writer.writerow([csv_safe(column) for column in header])
-    writer.writerows([*map(csv_safe, row[:text]), *row[text:]] for row in rows)
-    return buffer.getvalue().encode("utf-8")
+    return csv_bytes(
+        [
+            [csv_safe(column) for column in header],
+            *([*map(csv_safe, row[:text]), *row[text:]] for row in rows),
+        ]
+    )
 
 
 def released_error(release: Release, table: NoisyTable) -> dict[str, Any]:
@@ -179,8 +173,7 @@ def release_files(release: Release, ledger: dict[str, Any] | None = None) -> dic
             plan, measured.budget.spec, measured.noisy_counts, ("noise_std", std)
         )
     for name, by, last in release.empty_tables:  # issue 16: a domain that found nothing
-        header = ",".join([*(csv_safe(c) for c in by), last]) + "\n"
-        files[f"tables/{name}.csv"] = header.encode("utf-8")
+        files[f"tables/{name}.csv"] = csv_bytes([[*(csv_safe(c) for c in by), last]])
     for released in release.statistics:  # issue 16: by-columns, then value
         files[f"tables/{released.name}.csv"] = statistic_csv(
             release.plan, released, csv_safe, _number

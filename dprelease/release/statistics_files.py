@@ -9,13 +9,12 @@ rows each statistic uses (`rows_used`), never how many it left out.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
 
 from dprelease.plan.model import Plan
+from dprelease.release.csv_cells import csv_bytes
 from dprelease.release.report_domains import with_labels
 from dprelease.release.statistics import ReleasedStatistic
 from dprelease.stats.discovery import DiscoveredDomain
@@ -29,8 +28,7 @@ def statistic_csv(
     number: Callable[[Any], str],
 ) -> bytes:
     statistic = released.budget.statistic
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    out: list[list[str]] = []
     spec = statistic.table
     quantiles = statistic.stat.quantiles if isinstance(statistic.stat, QuantileSpec) else None
     several = quantiles is not None and len(quantiles) > 1
@@ -47,9 +45,9 @@ def statistic_csv(
             rows.append([*cell, number(row[0])])
     header, labelled = with_labels(header, rows, spec.by, plan.schema)
     text = len(header) - (2 if several else 1)  # the codes and their labels
-    writer.writerow([safe(column) for column in header])
-    writer.writerows([*map(safe, row[:text]), *row[text:]] for row in labelled)
-    return buffer.getvalue().encode("utf-8")
+    out.append([safe(column) for column in header])
+    out.extend([*map(safe, row[:text]), *row[text:]] for row in labelled)
+    return csv_bytes(out)
 
 
 def statistics_metadata(

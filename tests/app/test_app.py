@@ -272,6 +272,27 @@ def test_release_is_refused_when_the_cap_is_too_small(ledger_file):
     assert Ledger(ledger_file).entries(records_key(workspace(app))) == []
 
 
+def test_the_release_page_sets_a_first_cap_and_lowers_it_but_never_raises_it(ledger_file):
+    """Issue 25.11: naming a `dataset:` and typing a higher cap used to raise it."""
+    app = go(open_app(), "pages/release.py")
+    account = records_key(workspace(app))
+    book = Ledger(ledger_file)
+    app.number_input(key="cap_input").set_value(3.0).run()
+    app.button(key="set_cap").click().run()  # a first cap
+    assert book.balance(account).cap_epsilon == 3.0
+    assert any("ledger cap" in c.value for c in app.caption)  # the page says who raises it
+    cap = app.number_input(key="cap_input")
+    assert cap.max == 3.0  # the box offers no higher value
+    app.number_input(key="cap_input").set_value(2.0).run()
+    app.button(key="set_cap").click().run()
+    assert book.balance(account).cap_epsilon == 2.0
+    app.text_input(key="dataset_name").set_value("census sample").run()  # a name changes nothing
+    app.number_input(key="cap_input").set_value(5.0)
+    app.button(key="set_cap").click().run()
+    assert book.balance(account).cap_epsilon == 2.0  # the ledger refuses a raise in any case
+    assert app.number_input(key="cap_input").max == 2.0
+
+
 def test_same_release_id_is_never_charged_twice(ledger_file):
     app = go(open_app(), "pages/release.py")
     keyed(app.checkbox, "confirm_").check().run()

@@ -25,6 +25,8 @@ from helpers.app import (
     upload_small_csv,
     workspace,
 )
+from ui import session
+from ui.plan_store import PlanStore
 from ui.plan_without_data import plan_with_data_name
 from ui.state import NO_DATA
 
@@ -43,11 +45,30 @@ def run_app_py_every_time(app_py_every_run: None) -> None:
     """These tests are about app.py's part (sidebar, session): it runs on every AppTest run."""
 
 
-def reopen(token: str) -> AppTest:
-    """A new session of the same browser (a reload, a restart, a reopened tab)."""
+BROWSER_COOKIE: dict[str, str | None] = {"token": None}
+
+
+@pytest.fixture(autouse=True)
+def browser_cookie(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan cookie a session's browser sends (AppTest sends no cookies): none unless
+    `reopen` gives one. The real cookie is driven in tests/browser/test_journey_resume.py."""
+    BROWSER_COOKIE["token"] = None
+    monkeypatch.setattr(session, "_cookie", lambda: BROWSER_COOKIE["token"])
+
+
+def reopen(token: str | None, link: str | None = None, page: str | None = None) -> AppTest:
+    """A new session of a browser whose cookie holds `token` (a reload, a restart, a reopened
+    tab; None: another browser), opened with the link `?plan=link` if given."""
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    app.query_params["plan"] = token
-    app.run()
+    if link is not None:
+        app.query_params["plan"] = link
+    if page is not None:
+        app.switch_page(page)
+    BROWSER_COOKIE["token"] = token
+    try:
+        app.run()
+    finally:
+        BROWSER_COOKIE["token"] = None
     assert not app.exception, app.exception
     return app
 
@@ -73,7 +94,7 @@ def with_tables(app: AppTest) -> AppTest:
 def test_a_reload_offers_the_plan_back_and_asks_for_the_data_again():
     app = with_tables(declare_small_csv(upload_small_csv(open_app())))
     token = workspace(app).token
-    assert app.query_params["plan"] == token  # the URL carries the token
+    assert "plan" not in app.query_params  # the cookie holds the token, never the URL
     plan = workspace(app).plan
 
     again = reopen(token)
@@ -108,9 +129,76 @@ def test_start_afresh_keeps_the_sample_and_a_fresh_visit_offers_nothing():
 
 def test_a_forged_or_unknown_token_offers_nothing():
     for token in ["../../etc/passwd", "x" * 30]:
-        app = reopen(token)
-        assert "Resume your plan" not in texts(app)
+        app = reopen(None, link=token)
+        assert "Resume your plan" not in texts(app) and "from this link" not in texts(app)
         assert workspace(app).token != token  # a fresh token, not one a link chose
+        assert "plan" not in app.query_params
+
+
+def test_a_link_opens_a_copy_and_never_becomes_the_browsers_own():
+    """Issue 25.3: an attacker keeps a plan under T and sends `?plan=T`; what the victim types
+    afterwards (domains filled from data, the file's name) must never be written under T."""
+    attacker = go(open_app(), "pages/budget.py")
+    attacker.text_input(key="epsilon_box").set_value("3").run()
+    planted = workspace(attacker).token
+    store = PlanStore()
+    before = store.load(planted)
+    assert before is not None
+
+    victim = reopen(None, link=planted)  # a browser without a plan of its own
+    assert "Open the plan from this link" in texts(victim)
+    assert workspace(victim).token != planted
+    victim.button(key="resume_plan").click().run()
+    ws = workspace(victim)
+    assert ws.plan["budget"]["epsilon"] == 3.0 and ws.token != planted  # a copy, fresh token
+    assert "plan" not in victim.query_params  # the link's token leaves the address bar
+    go(victim, "pages/data.py")
+    upload_small_csv(victim)  # the file name and the domains filled from it
+    declare_small_csv(victim)
+    assert store.load(planted) == before  # not one write where the link points
+    own = store.load(workspace(victim).token)
+    assert own is not None and own.data_name == "survey.csv" and "region" in own.plan["columns"]
+
+    # the victim's own browser (its cookie) with a plan of its own: the link comes first as a
+    # copy; declining it offers the browser's own plan, which is written where it was
+    mine = workspace(victim).token
+    again = reopen(mine, link=planted)
+    assert "Open the plan from this link" in texts(again)
+    again.button(key="resume_decline").click().run()
+    assert "Resume your plan from" in texts(again)
+    again.button(key="resume_plan").click().run()
+    assert workspace(again).token == mine and "region" in workspace(again).plan["columns"]
+    assert store.load(planted) == before
+
+
+def test_scenarios_survive_a_reload_with_the_plan():
+    """Issue 24.9: a reload kept the plan but lost the saved scenarios."""
+    app = budget_tab(go(open_app(), "pages/budget.py"), "Scenarios")
+    app.text_input(key="scenario_name").set_value("baseline").run()
+    app.button(key="save_scenario").click().run()
+    app.text_input(key="epsilon_box").set_value("4").run()
+    ws = workspace(app)
+    assert list(ws.scenarios) == ["baseline"]
+    again = reopen(ws.token)
+    assert "1 saved scenario(s)" in texts(again)
+    again.button(key="resume_plan").click().run()
+    assert workspace(again).scenarios == ws.scenarios
+    assert workspace(again).plan == ws.plan
+
+
+@pytest.mark.parametrize("page", ["budget", "tables", "preview", "release", "risk", "data"])
+def test_while_an_offer_is_pending_no_page_shows_the_samples_figures(page):
+    """Issue 24.9: the Budget page showed the bundled sample's figures under the offer."""
+    app = with_tables(declare_small_csv(upload_small_csv(open_app())))
+    token = workspace(app).token
+    again = reopen(token, page=f"pages/{page}.py")
+    assert "Resume your plan from" in texts(again)
+    assert workspace(again).plan != workspace(app).plan  # the sample, still: shown nowhere
+    assert not again.metric and not again.get("plotly_chart") and not again.dataframe
+    assert not again.title and not again.table  # the page waits for the answer
+    again.button(key="resume_plan").click().run()
+    assert again.title and again.metric  # answered: the page and its figures
+    assert sidebar_metric(again, "Total ε (plan)") == "1"
 
 
 # --- plan without data ------------------------------------------------------------------------

@@ -7,58 +7,17 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
 
 import pytest
-from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from dprelease.limits import MAX_CELLS
 from helpers.app import go, keyed, open_app, submit, upload_small_csv, workspace
+from helpers.rendered import MARKDOWN, assert_no_live_markdown, rendered_markdown
 from helpers.trust_input import alias_bomb, wide_plan
 
 IMAGE = "![x](http://leak.example/leak.png)"
 LINK = "[y](http://leak.example/)"
-MARKDOWN = MarkdownIt("commonmark").enable("table")
-# Element protos whose text Streamlit renders as Markdown (labels, bodies, options of radios).
-MARKDOWN_FIELDS = {"body", "label", "help", "options", "caption", "placeholder"}
-
-
-def _strings(message, field: str = "") -> Iterator[tuple[str, str]]:
-    """Every (field name, text) in a protobuf message, nested messages included."""
-    for descriptor, value in message.ListFields():
-        single = isinstance(value, str | bytes) or hasattr(value, "ListFields")
-        values = [value] if single or not hasattr(value, "__iter__") else value
-        for item in values:
-            if isinstance(item, str):
-                yield descriptor.name, item
-            elif hasattr(item, "ListFields"):
-                yield from _strings(item, descriptor.name)
-
-
-def rendered_markdown(app: AppTest) -> list[str]:
-    """The texts on the page that Streamlit renders as Markdown, tables' cells included."""
-    texts: list[str] = []
-    for node in [*app.main, *app.sidebar]:
-        proto = getattr(node, "proto", None)
-        if proto is None:
-            continue
-        texts += [text for name, text in _strings(proto) if name in MARKDOWN_FIELDS]
-        if getattr(node, "type", "") == "table":  # st.table renders every cell as Markdown
-            frame = node.value
-            texts += [str(c) for c in frame.columns]
-            texts += [str(v) for v in frame.to_numpy().ravel()]
-    return texts
-
-
-def assert_no_live_markdown(app: AppTest) -> int:
-    """No rendered text makes an image or a link; returns how many escaped plants were seen."""
-    seen = 0
-    for text in rendered_markdown(app):
-        html = MARKDOWN.render(text)
-        assert "<img" not in html and "<a " not in html, (text, html)
-        seen += "leak.example" in text
-    return seen
 
 
 def planted_csv() -> bytes:

@@ -172,6 +172,25 @@ def test_no_cap_then_raise_lower_and_remove(tmp_path):
     assert ledger.balance(OTHER) == Balance(None, 1e-3, 0.0, 0.0, 0)  # data sets are apart
 
 
+def test_a_cap_set_from_the_dashboard_can_only_be_first_or_lower(tmp_path):
+    """Issue 25.11: the dashboard (only_lower) may set a first cap and lower one; raising or
+    removing it is refused and names `ledger cap`, which the ledger file's owner runs."""
+    ledger = Ledger(tmp_path / "l.sqlite")
+    ledger.set_cap(KEY, 3.0, only_lower=True)  # a first cap
+    ledger.set_cap(KEY, 2.0, only_lower=True)  # lowered
+    ledger.set_cap(KEY, 2.0, only_lower=True)  # the same: no raise
+    for raised in (2.5, None):
+        with pytest.raises(BudgetError, match=r"dprelease ledger cap --dataset") as refused:
+            ledger.set_cap(KEY, raised, only_lower=True)
+        assert "can be lowered here, not raised or removed" in str(refused.value)
+    ledger.set_cap(KEY, 2.0, 1e-6, only_lower=True)  # the δ cap lowered (from 1e-3)
+    with pytest.raises(BudgetError, match="ledger cap"):
+        ledger.set_cap(KEY, 2.0, 1e-4, only_lower=True)  # but not raised
+    assert ledger.balance(KEY).cap_epsilon == 2.0 and ledger.balance(KEY).cap_delta == 1e-6
+    ledger.set_cap(KEY, 9.0)  # `ledger cap` (the owner of the file) raises it
+    assert ledger.balance(KEY).cap_epsilon == 9.0
+
+
 # --- charged exactly once -------------------------------------------------------------------
 
 

@@ -168,3 +168,31 @@ def test_write_release_never_overwrites_a_path_that_appears_meanwhile(
         else:
             assert list(out.iterdir()) == []
     assert not list(tmp_path.glob(".dprelease-*")) and not list(tmp_path.glob("tmp*"))
+
+
+SEPARATED = ["x;=1+1", "a,b", "tab\there", "p|=2", 'say "hi"', "plain"]
+
+
+def test_a_text_cell_holding_any_locale_separator_is_quoted(tmp_path):
+    """Issue 25.9: Excel with ';' (or tab, or '|') as separator splits an unquoted `x;=1+1`
+    and evaluates `=1+1`; every text cell holding a separator of a common locale is quoted,
+    so it stays one cell whatever separator the spreadsheet assumes."""
+    data = tmp_path / "d.csv"
+    with data.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows([["label"], *([v] for v in SEPARATED)])
+    raw = plan_dict()
+    raw["columns"] = {"label": {"domain": SEPARATED}}
+    raw["tables"] = [{"name": "labels", "by": ["label"]}]
+    plan = parse_plan(raw)
+    release = draw_release(plan, count(load_data(data, plan), plan))
+    text = release_files(release)["tables/labels.csv"].decode()
+    lines = text.splitlines()[1:]
+    for value, line in zip(SEPARATED, lines, strict=True):
+        if value == "plain":
+            assert line.startswith("plain,")
+        else:  # one quoted field, quotes doubled
+            assert line.startswith('"' + value.replace('"', '""') + '",'), line
+    for separator in (";", "\t", "|"):  # read with another locale's separator: no formula
+        for row in csv.reader(io.StringIO(text), delimiter=separator):
+            assert not any(cell.startswith("=") for cell in row), (separator, row)
+    assert [r[0] for r in csv.reader(io.StringIO(text))][1:] == SEPARATED

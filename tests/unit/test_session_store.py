@@ -13,7 +13,14 @@ from dprelease.data.coverage import GATE_SHARE, plan_coverage
 from dprelease.plan.parse import parse_plan
 from helpers.plans import plan_dict
 from ui import plan_store
-from ui.plan_store import MAX_AGE, PlanStore, PlanStoreError, is_token, new_token
+from ui.plan_store import (
+    MAX_AGE,
+    NewPlanLimit,
+    PlanStore,
+    PlanStoreError,
+    is_token,
+    new_token,
+)
 
 PLAN = {"version": 1, "columns": {"SEX": {"kind": "categorical", "domain": ["1", "2"]}}}
 
@@ -82,6 +89,65 @@ def test_the_store_sits_beside_the_ledger_unless_told(tmp_path, monkeypatch):
     assert plan_store.default_store_dir() == tmp_path / "plans"
     monkeypatch.setenv("DPRELEASE_PLANS", str(tmp_path / "elsewhere"))
     assert plan_store.default_store_dir() == tmp_path / "elsewhere"
+
+
+# --- issue 25.6: the store cannot fill the disk ------------------------------------------------
+
+
+def test_the_store_keeps_its_total_bytes_under_the_bound_oldest_first(tmp_path, monkeypatch):
+    store = PlanStore(tmp_path)
+    big = {**PLAN, "note": "x" * 1000}
+    monkeypatch.setattr(plan_store, "MAX_STORE_BYTES", 3600)  # three plans of 1,196 bytes
+    tokens = [new_token() for _ in range(5)]
+    start = datetime.now(UTC).timestamp() - 100
+    for order, each in enumerate(tokens):
+        store.save(each, big, data_name=None, sample=False)
+        os.utime(store._path(each), (start + order, start + order))  # saved in this order
+    store.save(tokens[-1], big, data_name=None, sample=False)  # prunes
+    assert [store.load(t) is not None for t in tokens] == [False, False, True, True, True]
+    assert sum(p.stat().st_size for p in tmp_path.glob("*.json")) <= 3600
+    assert plan_store.MAX_STORE_BYTES_DEFAULT == 200_000_000
+
+
+def test_leftover_temporary_files_are_pruned(tmp_path):
+    store = PlanStore(tmp_path)
+    store.save(new_token(), PLAN, data_name=None, sample=False)
+    old, fresh = tmp_path / "tmpold.tmp", tmp_path / "tmpfresh.tmp"
+    old.write_text("x" * 100)
+    fresh.write_text("x")  # another save may be writing it right now
+    hour_ago = datetime.now(UTC).timestamp() - 3600
+    os.utime(old, (hour_ago, hour_ago))
+    store.save(new_token(), PLAN, data_name=None, sample=False)
+    assert not old.exists() and fresh.exists()
+
+
+def test_new_plans_per_minute_are_bounded_per_client_and_in_all(tmp_path):
+    limit = NewPlanLimit(per_client=2, in_all=3)
+    store = PlanStore(tmp_path, limit=limit)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    first, second = new_token(), new_token()
+    store.save(first, PLAN, data_name=None, sample=False, client="10.0.0.1", now=now)
+    store.save(second, PLAN, data_name=None, sample=False, client="10.0.0.1", now=now)
+    with pytest.raises(PlanStoreError, match="Too many new plans"):
+        store.save(new_token(), PLAN, data_name=None, sample=False, client="10.0.0.1", now=now)
+    for _ in range(3):  # saving a plan again creates nothing: never counted
+        store.save(first, PLAN, data_name=None, sample=False, client="10.0.0.1", now=now)
+    store.save(new_token(), PLAN, data_name=None, sample=False, client="10.0.0.2", now=now)
+    with pytest.raises(PlanStoreError, match="Too many new plans"):  # 3 in all this minute
+        store.save(new_token(), PLAN, data_name=None, sample=False, client=None, now=now)
+    assert len(list(tmp_path.glob("*.json"))) == 3
+    later = now + timedelta(seconds=61)
+    store.save(new_token(), PLAN, data_name=None, sample=False, client="10.0.0.1", now=later)
+
+
+def test_scenarios_are_kept_with_the_plan(tmp_path):
+    store = PlanStore(tmp_path)
+    token = new_token()
+    scenarios = {"low": {**PLAN, "budget": {"epsilon": 0.5}}, "high": PLAN}
+    store.save(token, PLAN, data_name=None, sample=False, scenarios=scenarios)
+    kept = store.load(token)
+    assert kept is not None and kept.scenarios == scenarios
+    assert list(kept.scenarios) == ["low", "high"]  # in the order they were saved
 
 
 def test_plan_coverage_counts_rows_left_out_of_any_table():
