@@ -67,3 +67,16 @@ bound of a Parquet file's decoded size is rows × columns read × this."""
 MAX_VALUE_LABEL = 200
 """The longest codebook label of one code (a plan's `labels:`), in characters: long enough for
 "Native Hawaiian and Other Pacific Islander alone", short enough for a chart's axis."""
+
+# --- the work of a plan (issue 25, point 1): estimated from the plan alone, before it runs ---
+
+PLD_MAX_POINTS = 400_000
+"""The most noise values (±⌈11.6σ⌉ per distinct σ, all σ's together) that one PLD certificate
+of approx's discrete Gaussians lays out (~80 bytes each, ~50 ms per 100,000 at each step of the
+factor search). Above it (σ's of thousands: a budget of ε ≈ 0.001) the zCDP bound certifies
+instead."""
+
+PLD_MAX_WIDTH = 2_000_000
+"""The widest composed PLD (grid steps of 1e-3 in privacy loss, an upper bound) a certificate
+composes by FFT. Above it (many measurements with σ below 1: ε near 100) the zCDP bound
+certifies instead."""
