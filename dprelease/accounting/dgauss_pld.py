@@ -116,7 +116,15 @@ def discrete_gaussian_pld(sigma: float) -> Any:
     # loss/grid (each kept when above the last) is the sorted set of all of them
     scaled = 1 * (-0.5 * 1 - xs) / (sigma**2) / _GRID
     rounded = np.unique(np.concatenate([np.floor(scaled), np.ceil(scaled)])).astype(int)
-    deltas = loss.get_delta_for_epsilon(rounded * _GRID)
+    # get_delta_for_epsilon(rounded × grid), its inverse loss per ε in numpy too: the largest
+    # x whose loss is at least ε, ⌊clip(−½ − εσ², −T − 1, T − 1)⌋ (REMOVE, no subsampling)
+    epsilons = rounded * _GRID
+    cutoffs = np.floor(
+        np.clip(-0.5 * 1 - epsilons * (sigma**2) / 1, bounds.lower_x - 1, bounds.upper_x)
+    ).astype(np.int64)
+    deltas = np.clip(
+        loss.mu_upper_cdf(cutoffs) - np.exp(epsilons + loss.mu_lower_log_cdf(cutoffs)), 0, 1
+    )
     pmf = pld_pmf.create_pmf_pessimistic_connect_dots(_GRID, rounded, deltas)
     return _pld_module().PrivacyLossDistribution(pmf)
 
