@@ -117,3 +117,73 @@ def test_approx_never_needs_more_noise_than_the_zcdp_certificate():
         found = certify(sigmas, row, epsilon, 1e-10)
         zcdp = _zcdp_certificate(sigmas, row, epsilon, 1e-10, (False,) * len(sigmas))
         assert found.factor <= zcdp.factor
+
+
+def _domain(k: int, tables: list[list[str]]):
+    from dprelease.plan.parse import parse_plan
+    from dprelease.strategy.select import WorkloadTable, _workload
+
+    raw = two_valued_plan(k)
+    raw["tables"] = [{"name": f"t{i}", "by": by} for i, by in enumerate(tables)]
+    plan = parse_plan(raw)
+    return _workload(plan.schema, [WorkloadTable(s.name, s.by) for s in plan.tables])
+
+
+@pytest.mark.parametrize(
+    "tables", [[["c0", "c1", "c2"]], [["c0", "c1"], ["c1", "c2"], ["c3"]], [["c0"], []]]
+)
+def test_the_estimated_model_size_is_the_built_models_where_counted(tables):
+    """Small tables: the counts are exact (enumerated), equal to the model `select` builds."""
+    from dprelease.strategy.cost import model_size
+    from dprelease.strategy.select import _model
+
+    domain, workload, _ = _domain(4, tables)
+    for kind in ("auto", "workload"):
+        built = _model(domain, workload, kind).size
+        assert model_size(domain, workload, auto=kind == "auto") == built
+
+
+def test_the_size_of_a_vast_model_is_bounded_by_arithmetic_without_building_it():
+    """Three tables of 21 two-valued columns (2M cells each): 3 × 2^21 subsets at most,
+    counted instantly."""
+    from dprelease.strategy.cost import fits, model_size
+
+    tables = [[f"c{i}" for i in range(j, j + 21)] for j in (0, 21, 42)]
+    domain, workload, _ = _domain(63, tables)
+    size = model_size(domain, workload, auto=True)
+    assert size.subsets == 3 * 2**21 and size.candidates == 3 * 2**21 and not fits(size)
+    assert not fits(model_size(domain, workload, auto=False))
+
+
+def test_auto_falls_back_to_the_tables_own_marginals_then_to_the_tables_as_listed():
+    from dprelease.accounting.allocation import allocate
+    from dprelease.plan.parse import parse_plan
+
+    eleven = allocate(parse_plan(two_valued_plan(11)))  # 2^11 × 2^11 entries: too many
+    assert any("tables' own marginals only" in note for note in eleven.advice)
+    assert eleven.strategy == "auto"
+    sixteen = allocate(parse_plan(two_valued_plan(16)))  # 2^16 subsets: not even that
+    assert sixteen.strategy == "workload"
+    assert any("measured as listed" in note for note in sixteen.advice)
+    assert any("compared the accountants" in note for note in sixteen.advice)
+    assert sixteen.total.epsilon is not None and sixteen.total.epsilon <= 1.0
+
+
+def test_a_search_stops_when_its_effort_is_used_up_with_a_valid_shape():
+    import numpy as np
+
+    from dprelease.strategy.cost import Effort
+    from dprelease.strategy.optimise import precision_shape
+    from dprelease.strategy.select import _model, _start
+
+    domain, workload, weights = _domain(6, [["c0", "c1", "c2"], ["c3", "c4"], ["c5", "c0"]])
+    model = _model(domain, workload, "auto")
+    w = np.asarray(weights)
+    start = _start(model, w)
+    effort = Effort(limit=model.size.evaluation_ns * 3)
+    shape = precision_shape(model, w, start, effort=effort)
+    assert effort.exhausted
+    assert shape.sum() == pytest.approx(1.0) and (shape >= 0).all()
+    free = precision_shape(model, w, start)
+    listed = model.objective(start / start.sum(), w)[0]
+    assert model.objective(free, w)[0] <= model.objective(shape, w)[0] <= listed * (1 + 1e-12)
