@@ -16,6 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from helpers import ROOT
@@ -75,3 +76,51 @@ def _reap(child: subprocess.Popen[bytes], deadline: float) -> tuple[int | None, 
         time.sleep(0.02)
     child.returncode = os.waitstatus_to_exitcode(status)
     return child.returncode, usage
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    code: int | None  # 0 done, 2 refused (DPReleaseError), 1 failed, None killed
+    cpu_seconds: float  # the child's own user + system time
+    growth_mb: float  # its peak resident set above what it inherited at the fork
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        line = next(x for x in status if x.startswith("VmRSS:"))
+    return int(line.split()[1])
+
+
+def in_child(work: Callable[[], object], timeout: float = 120.0) -> ChildRun:
+    """Run `work` in a forked child (the modules already imported, the caches empty of it):
+    its CPU time and peak memory are its own, measured by the kernel, and a runaway is killed.
+    Exit 2 when `work` raises DPReleaseError, 1 on anything else."""
+    from dprelease.errors import DPReleaseError
+
+    inherited = _rss_kb()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 0
+        try:
+            work()
+        except DPReleaseError:
+            code = 2
+        except BaseException:  # noqa: BLE001 - reported as the exit code
+            import traceback
+
+            traceback.print_exc()
+            code = 1
+        os._exit(code)
+    deadline = time.perf_counter() + timeout
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done:
+            code: int | None = os.waitstatus_to_exitcode(status)
+            break
+        if time.perf_counter() > deadline:
+            os.kill(pid, 9)
+            _, status, usage = os.wait4(pid, 0)
+            code = None
+            break
+        time.sleep(0.01)
+    return ChildRun(code, usage.ru_utime + usage.ru_stime, (usage.ru_maxrss - inherited) / 1024)

@@ -187,3 +187,14 @@ def test_a_search_stops_when_its_effort_is_used_up_with_a_valid_shape():
     free = precision_shape(model, w, start)
     listed = model.objective(start / start.sum(), w)[0]
     assert model.objective(free, w)[0] <= model.objective(shape, w)[0] <= listed * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("variance", [1e-12, 1e-9, 1e-3, 0.5, 2.0, 1e6])
+def test_a_tiny_published_variance_has_its_discrete_laplace_equivalent(variance):
+    """Found by the random plans: at ε near 100 a published table's variance fell below 1e-9
+    and the equivalent discrete Laplace's q came out 0 (log of 0: a crash in `plan`)."""
+    from dprelease.accounting.allocated import equivalent_noise
+    from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance
+
+    noise = equivalent_noise("discrete_laplace", variance)
+    assert discrete_laplace_variance(noise.scale) == pytest.approx(variance, rel=1e-6)
