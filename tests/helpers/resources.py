@@ -14,9 +14,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from helpers import ROOT
@@ -105,7 +105,7 @@ def in_child(work: Callable[[], object], timeout: float = 120.0) -> ChildRun:
             work()
         except DPReleaseError:
             code = 2
-        except BaseException:  # noqa: BLE001 - reported as the exit code
+        except BaseException:  # reported as the exit code
             import traceback
 
             traceback.print_exc()
