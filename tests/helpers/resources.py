@@ -100,17 +100,17 @@ def in_child(work: Callable[[], object], timeout: float = 120.0) -> ChildRun:
     inherited = _rss_kb()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
-        code = 0
+        exit_code = 0
         try:
             work()
         except DPReleaseError:
-            code = 2
+            exit_code = 2
         except BaseException:  # reported as the exit code
             import traceback
 
             traceback.print_exc()
-            code = 1
-        os._exit(code)
+            exit_code = 1
+        os._exit(exit_code)
     deadline = time.perf_counter() + timeout
     while True:
         done, status, usage = os.wait4(pid, os.WNOHANG)
