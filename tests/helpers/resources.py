@@ -31,6 +31,7 @@ class PlanRun:
     stderr: str
     seconds: float
     peak_mb: float
+    cpu_seconds: float  # the child's user + system time
 
 
 def _limit() -> None:  # runs in the child before exec
@@ -58,7 +59,14 @@ def run_plan(plan: dict[str, Any] | Path, timeout: float, *args: str) -> PlanRun
             )
             code, usage = _reap(child, start + timeout)
             seconds = time.perf_counter() - start
-        return PlanRun(code, out.read_text(), err.read_text(), seconds, usage.ru_maxrss / 1024)
+        return PlanRun(
+            code,
+            out.read_text(),
+            err.read_text(),
+            seconds,
+            usage.ru_maxrss / 1024,
+            usage.ru_utime + usage.ru_stime,
+        )
 
 
 def _reap(child: subprocess.Popen[bytes], deadline: float) -> tuple[int | None, Any]:
@@ -85,22 +93,27 @@ class ChildRun:
     growth_mb: float  # its peak resident set above what it inherited at the fork
 
 
-def _rss_kb() -> int:
+def _status_kb(field: str) -> int:
     with open("/proc/self/status") as status:
-        line = next(x for x in status if x.startswith("VmRSS:"))
+        line = next(x for x in status if x.startswith(field + ":"))
     return int(line.split()[1])
 
 
 def in_child(work: Callable[[], object], timeout: float = 120.0) -> ChildRun:
     """Run `work` in a forked child (the modules already imported, the caches empty of it):
-    its CPU time and peak memory are its own, measured by the kernel, and a runaway is killed.
-    Exit 2 when `work` raises DPReleaseError, 1 on anything else."""
+    its CPU time (the kernel's count) is its own, its peak memory is its resident set's high
+    water mark reset at the start (`/proc/self/clear_refs`) less what it started with, and a
+    runaway is killed. Exit 2 when `work` raises DPReleaseError, 1 on anything else."""
     from dprelease.errors import DPReleaseError
 
-    inherited = _rss_kb()
+    read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
+        os.close(read)
         exit_code = 0
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")  # the high water mark := the current resident set
+        start = _status_kb("VmRSS")
         try:
             work()
         except DPReleaseError:
@@ -110,7 +123,9 @@ def in_child(work: Callable[[], object], timeout: float = 120.0) -> ChildRun:
 
             traceback.print_exc()
             exit_code = 1
+        os.write(write, str(_status_kb("VmHWM") - start).encode())
         os._exit(exit_code)
+    os.close(write)
     deadline = time.perf_counter() + timeout
     while True:
         done, status, usage = os.wait4(pid, os.WNOHANG)
@@ -123,4 +138,6 @@ def in_child(work: Callable[[], object], timeout: float = 120.0) -> ChildRun:
             code = None
             break
         time.sleep(0.01)
-    return ChildRun(code, usage.ru_utime + usage.ru_stime, (usage.ru_maxrss - inherited) / 1024)
+    with os.fdopen(read) as pipe:
+        growth = pipe.read()
+    return ChildRun(code, usage.ru_utime + usage.ru_stime, int(growth or 0) / 1024)
