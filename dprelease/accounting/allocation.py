@@ -251,22 +251,33 @@ LISTED_CHOICE_NOTE = (
 
 def _listed_winner(plan: Plan, sens: Sensitivity) -> ConcreteAccounting:
     """The accountant whose tables, measured as listed, have the least weighted per-cell
-    variance (Σ weight × variance): no error model, only the listed allocations."""
+    variance (Σ weight × variance): no error model, only the listed allocations. approx is
+    certified (a PLD, and dp_accounting's import) only if its uncertified variances, a lower
+    bound, could win."""
+    from dprelease.accounting.gaussian_set import continuous_variances
+
     listed = replace(plan, budget=replace(plan.budget, strategy="workload"))
-    best: tuple[float, ConcreteAccounting] | None = None
-    accountants: tuple[ConcreteAccounting, ...] = ("pure", "zcdp", "approx")
-    for accounting in accountants:
-        resolved = replace(listed, budget=replace(listed.budget, accounting=accounting))
-        target = target_of(resolved.budget, accounting)
-        tables = _listed_allocation(resolved, sens, target, None, []).tables
-        error = math.fsum(
-            s.weight * t.noise.variance for s, t in zip(plan.tables, tables, strict=True)
-        )
-        if best is None or error < best[0]:
-            best = (error, accounting)
-    if best is None:
-        raise InternalError("no accountant to compare")
-    return best[1]
+
+    def error(variances: Sequence[float]) -> float:
+        return math.fsum(s.weight * v for s, v in zip(plan.tables, variances, strict=True))
+
+    def resolved(accounting: ConcreteAccounting) -> tuple[Plan, Target]:
+        settled_plan = replace(listed, budget=replace(listed.budget, accounting=accounting))
+        return settled_plan, target_of(settled_plan.budget, accounting)
+
+    errors: dict[ConcreteAccounting, float] = {}
+    for accounting in ("pure", "zcdp"):
+        settled_plan, target = resolved(accounting)
+        tables = _listed_allocation(settled_plan, sens, target, None, []).tables
+        errors[accounting] = error([t.noise.variance for t in tables])
+    approx_plan, approx_target = resolved("approx")
+    if not isinstance(approx_target, ApproxTarget):
+        raise InternalError("approx without its target")
+    bound = continuous_variances(approx_plan, sens, approx_target)
+    if bound is None or error(bound) < min(errors.values()):
+        tables = _listed_allocation(approx_plan, sens, approx_target, None, []).tables
+        errors["approx"] = error([t.noise.variance for t in tables])
+    return min(errors, key=lambda a: errors[a])
 
 
 def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
