@@ -5,13 +5,14 @@ S of the plain attributes inside some table (times the hierarchy's levels) and o
 candidate marginal; every evaluation of the workload error multiplies by it, and a hierarchy
 adds a pass over its tree per row. One table over k two-valued columns has 2^k subsets and,
 under `strategy: auto`, 2^k candidates (every coarsening): k = 14 asked for 2 GB and 87 s.
-Both counts follow from the tables' columns by arithmetic (upper bounds, no enumeration), so
-before a model is built:
+Both counts follow from the tables' columns by arithmetic (upper bounds; counted exactly by a
+cheap enumeration where they are small), so before a model is built:
 
 - `model_size` says how big it would be, and `fits` whether it stays within
-  `limits.STRATEGY_MAX_ENTRIES`; `select` then measures the tables as listed (the workload's
-  own marginals as candidates) or, when even that does not fit, the tables are measured as
-  listed without the model (`StrategyTooLarge`, which `allocate` reports as advice).
+  `limits.STRATEGY_MAX_SUBSETS`, `STRATEGY_MAX_ENTRIES` and affords 50 evaluations within
+  `STRATEGY_WORK`; under `auto`, `select` then takes the tables' own marginals as candidates
+  or, when even that does not fit, raises `StrategyTooLarge` and the tables are measured as
+  listed without the model (`allocate` says so in its advice).
 - `Effort` counts the estimated work of the evaluations one shape search makes and stops the
   search at `limits.STRATEGY_WORK` (deterministic: counted, never timed). A search stopped
   early returns the best shape it has, which is a valid strategy (any shape spends exactly the
@@ -41,7 +42,7 @@ class StrategyTooLarge(PlanError):
 
 @dataclass(frozen=True)
 class ModelSize:
-    """An upper bound on an error model's size, and the estimated cost of using it."""
+    """An error model's size (or an upper bound on it), and the estimated cost of using it."""
 
     subsets: int  # residual subsets of the plain attributes
     levels: int  # rows per subset: the hierarchy's levels (1 without one)
