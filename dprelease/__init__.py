@@ -29,6 +29,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     allocation      allocate(plan): each table's budget and noise, the composed total
     dgauss_pld      approx's discrete Gaussians: (ε, δ) certified by their PLD (dp-accounting),
                     the least common noise factor; approx_noise applies it to strategies
+    cost            what a PLD certificate lays out, from the σ's alone (zCDP beyond the limit)
     statistics      statistics' and discoveries' shares off the total first, composed with the
                     counts under every accountant (uses stats/)
     statistic_budget  a statistic's calibrated mechanism, its plan --json entry, its errors
@@ -75,7 +76,8 @@ inward: each line imports only from lines above it or from its own subpackage.
 - sample/         the synthetic census-like sample data set (generator, geography)
 - strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
                   least-squares error, budget optimisation, select_strategy, choose_accountant,
-                  top-down whole tables, listed (exact error of consistency over listed tables).
+                  top-down whole tables, listed (exact error of consistency over listed tables),
+                  cost (the error model's size and a search's work, from the tables alone).
                   A concern of its own: it plans what to measure, between accounting/ (which it
                   uses, and whose strategy_allocation calls it) and the release
 - stats/          statistics beyond counts: quantiles, sums, means, domain discovery, sparse

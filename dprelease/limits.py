@@ -71,3 +71,33 @@ MAX_VALUE_LABEL = 200
 QUANTILE_MAX_CANDIDATES = 10_001
 """The most candidate values of a quantile statistic: (hi − lo)/resolution + 1. The exponential
 mechanism scores every candidate in every cell, and its rank error grows with ln(candidates)."""
+
+# --- the work of a plan (issue 25, point 1): estimated from the plan alone, before it runs ---
+
+PLD_MAX_POINTS = 400_000
+"""The most noise values (±⌈11.6σ⌉ per distinct σ, all σ's together) that one PLD certificate
+of approx's discrete Gaussians lays out (~80 bytes each, ~50 ms per 100,000 at each step of the
+factor search). Above it (σ's of thousands: a budget of ε ≈ 0.001) the zCDP bound certifies
+instead."""
+
+PLD_MAX_WIDTH = 2_000_000
+"""The widest composed PLD (grid steps of 1e-3 in privacy loss, an upper bound) a certificate
+composes by FFT. Above it (many measurements with σ below 1: ε near 100) the zCDP bound
+certifies instead."""
+
+STRATEGY_MAX_ENTRIES = 250_000
+"""The largest exact error model `strategy: auto` builds: residual subsets × hierarchy levels
+× candidate marginals, counted from the tables' columns before anything is built (2 MB; about
+4 ms per evaluation of the workload error, 60 ms to build). Beyond it the tables' own marginals
+are the candidates, and beyond that the tables are measured as listed (one table over 10
+two-valued columns has 2^10 × 2^10 = 1,048,576)."""
+
+STRATEGY_MAX_SUBSETS = 4_096
+"""The most residual subsets (of the plain columns inside some table) the strategy's error
+model has: each is built in Python (~10 µs) and is a row of every evaluation. One table over
+k two-valued columns has 2^k; beyond 12 columns the tables are measured as listed."""
+
+STRATEGY_WORK = 700_000_000
+"""The estimated work (in ns on this kind of machine) of one search for the strategy's budget
+shape; a plan makes about six (per accountant, and the tables as listed to compare). A search
+that reaches it keeps the best shape found: valid, perhaps less accurate than the optimum."""

@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 def equivalent_noise(mechanism: str, variance: float) -> Noise:
     """A noise of the measurements' family with the given variance (a published table's error)."""
     if mechanism == DISCRETE_LAPLACE.name:
-        # discrete Laplace variance 2q/(1−q)², q = e^{−1/b}: solve v q² − (2v+2) q + v = 0
-        q = ((variance + 1) - math.sqrt(2 * variance + 1)) / variance
+        # discrete Laplace variance 2q/(1−q)², q = e^{−1/b}: solve v q² − (2v+2) q + v = 0,
+        # the root ((v+1) − √(2v+1))/v written without the cancellation that made it 0 (and
+        # its log an error) for v below ~1e-9 (ε near 100)
+        q = variance / ((variance + 1) + math.sqrt(2 * variance + 1))
         return Noise(DISCRETE_LAPLACE.name, -1 / math.log(q))
     return Noise(GAUSSIAN.name, math.sqrt(variance))
 

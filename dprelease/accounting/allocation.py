@@ -10,6 +10,7 @@ so an allocation can never spend more than the plan's target.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -186,6 +187,22 @@ def delta_advice(delta: float | None, rows: int) -> tuple[str, ...]:
     )
 
 
+def _bound_notes(plan: Plan, accounting: str, choice: AccountantChoice | None) -> list[str]:
+    """What the resource bound (issue 25) changed: the candidates searched, the accountant."""
+    if plan.budget.strategy != "auto" or accounting not in STRATEGY_ACCOUNTANTS:
+        return []
+    from dprelease.accounting.strategy_allocation import workload_of
+    from dprelease.strategy.select import bound_note
+
+    notes = []
+    if plan.budget.accounting == "auto" and choice is None and forced_accounting(plan) is None:
+        notes.append(LISTED_CHOICE_NOTE)
+    note = bound_note(plan.schema, workload_of(plan))
+    if note is not None:
+        notes.append(note)
+    return notes
+
+
 def _strategy_blocker(plan: Plan, accounting: str) -> str | None:
     """Why `strategy: auto` cannot choose the measurements here (None: it can)."""
     if plan.budget.strategy != "auto":
@@ -217,10 +234,51 @@ def resolve_accounting(
     if any(s.locked for s in plan.tables):
         kind = "workload"
     from dprelease.accounting.approx_noise import certified_choice
+    from dprelease.strategy.cost import StrategyTooLarge
 
-    choice = choose_accountant(plan.schema, workload_of(plan), sens, epsilon, delta, kind)
+    try:
+        choice = choose_accountant(plan.schema, workload_of(plan), sens, epsilon, delta, kind)
+    except StrategyTooLarge:  # the error model is beyond the bound: compare as listed
+        return _listed_winner(plan, sens), None
     choice = certified_choice(choice, sens)
     return choice.winner, choice
+
+
+LISTED_CHOICE_NOTE = (
+    "accounting: auto compared the accountants with the tables measured as listed (the "
+    "strategy's error model is beyond its limit)."
+)
+
+
+def _listed_winner(plan: Plan, sens: Sensitivity) -> ConcreteAccounting:
+    """The accountant whose tables, measured as listed, have the least weighted per-cell
+    variance (Σ weight × variance): no error model, only the listed allocations. approx is
+    certified (a PLD, and dp_accounting's import) only if its uncertified variances, a lower
+    bound, could win."""
+    from dprelease.accounting.gaussian_set import continuous_variances
+
+    listed = replace(plan, budget=replace(plan.budget, strategy="workload"))
+
+    def error(variances: Sequence[float]) -> float:
+        return math.fsum(s.weight * v for s, v in zip(plan.tables, variances, strict=True))
+
+    def resolved(accounting: ConcreteAccounting) -> tuple[Plan, Target]:
+        settled_plan = replace(listed, budget=replace(listed.budget, accounting=accounting))
+        return settled_plan, target_of(settled_plan.budget, accounting)
+
+    errors: dict[ConcreteAccounting, float] = {}
+    for accounting in ("pure", "zcdp"):
+        settled_plan, target = resolved(accounting)
+        tables = _listed_allocation(settled_plan, sens, target, None, []).tables
+        errors[accounting] = error([t.noise.variance for t in tables])
+    approx_plan, approx_target = resolved("approx")
+    if not isinstance(approx_target, ApproxTarget):
+        raise InternalError("approx without its target")
+    bound = continuous_variances(approx_plan, sens, approx_target)
+    if bound is None or error(bound) < min(errors.values()):
+        tables = _listed_allocation(approx_plan, sens, approx_target, None, []).tables
+        errors["approx"] = error([t.noise.variance for t in tables])
+    return min(errors, key=lambda a: errors[a])
 
 
 def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
@@ -268,7 +326,7 @@ def _allocate(plan: Plan) -> Allocation:
     resolved = replace(plan, budget=replace(plan.budget, accounting=accounting))
     target = target_of(resolved.budget, accounting)
     blocker = _strategy_blocker(resolved, accounting)
-    notes = _advice(plan)
+    notes = _advice(plan) + _bound_notes(plan, accounting, choice)
     if plan.budget.strategy == "auto" and blocker is None:
         from dprelease.accounting.strategy_allocation import strategy_allocation
 

@@ -27,6 +27,11 @@ privacy loss distribution (PLD) of the discrete mechanisms themselves:
 - **Calibration** keeps the allocation's shape: every σ_i is multiplied by the least common
   factor c ≥ 1 (to 2e-6) for which the certified δ at the plan's ε is at most its δ. From the
   analytic-Gaussian σ's, c is 1 or a fraction of a percent above.
+- **Bound on the work** (issue 25). The zCDP factor is computed first (no PLD); the PLD is
+  searched only below it, and only where the PLD at that factor fits `limits.PLD_MAX_POINTS`
+  and `PLD_MAX_WIDTH` (`accounting.cost`) and certifies it. Elsewhere (σ's of thousands at
+  ε ≈ 0.001, where the 1e-3 grid also costs the PLD more than zCDP) the zCDP certificate
+  stands. Either bound is rigorous, so `holds` and `set_epsilon` accept either.
 
 Certificates depend on public numbers only (σ's, sensitivity, ε, δ) and are cached.
 """
@@ -41,7 +46,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
+import numpy as np
+
 from dprelease.accounting.composition import epsilon_to_zcdp, round_up, zcdp_to_epsilon
+from dprelease.accounting.cost import PLD_GRID as _GRID
+from dprelease.accounting.cost import pld_fits, pld_size
 from dprelease.errors import BudgetError, InternalError
 from dprelease.plan.table_spec import Sensitivity
 
@@ -49,13 +58,11 @@ PLD_MIN_DELTA = 1e-12  # below this the float convolution is not trusted: zCDP i
 _EPSILON_SLACK = 1e-12  # ε lowered by this for the noise truncated at 1e-30 per measurement
 _ABSOLUTE_SLACK = 1e-15  # truncated mass and convolution rounding
 _RELATIVE_SLACK = 1e-4
-_GRID = 1e-3  # value_discretization_interval of the PLDs (connect-the-dots, pessimistic)
 _TOLERANCE = 2e-6  # the factor is the least to within this (relative)
-# dp_accounting lays a discrete Gaussian's PLD over ±11.6σ integers (0.5 s at σ = 2e4),
-# built again at every step of the factor's search: beyond this σ (a loose target asking for
-# vast noise, a budget of ε ≈ 0.001) that takes minutes and gigabytes, so the zCDP bound
-# certifies instead (rigorous; more noise than the PLD would need)
-_PLD_MAX_SIGMA = 2e4
+_NO_ROOM = (
+    "The locked tables and targets leave the other tables no budget that can be certified; "
+    "raise budget.epsilon or loosen them."
+)
 
 Method = Literal["pld", "zcdp"]
 
@@ -92,19 +99,42 @@ def _pld_module() -> Any:
     return privacy_loss_distribution
 
 
+def discrete_gaussian_pld(sigma: float) -> Any:
+    """dp_accounting's pessimistic connect-the-dots PLD of one discrete Gaussian of sensitivity
+    1 (`from_discrete_gaussian_mechanism(σ, 1, pessimistic_estimate=True, _GRID,
+    use_connect_dots=True)`), built the same way with the loop over its ±11.6σ integers in
+    numpy: dp_accounting evaluates the privacy loss there one integer at a time in Python
+    (11 s at σ = 9,000, at every step of the factor search). The losses (−½ − x)/σ² are the
+    same floating-point operations, so the grid points, their δ's and the PMF are identical
+    (tests/unit/test_plan_resources.py compares them)."""
+    from dp_accounting.pld import pld_pmf, privacy_loss_mechanism
+
+    loss = privacy_loss_mechanism.DiscreteGaussianPrivacyLoss(sigma, sensitivity=1)
+    bounds = loss.connect_dots_bounds()
+    xs = np.arange(bounds.upper_x, bounds.lower_x - 1, -1, dtype=np.int64)
+    # the loss is monotone in x, so dp_accounting's running list of floors and ceilings of
+    # loss/grid (each kept when above the last) is the sorted set of all of them
+    scaled = 1 * (-0.5 * 1 - xs) / (sigma**2) / _GRID
+    rounded = np.unique(np.concatenate([np.floor(scaled), np.ceil(scaled)])).astype(int)
+    # get_delta_for_epsilon(rounded × grid), its inverse loss per ε in numpy too: the largest
+    # x whose loss is at least ε, ⌊clip(−½ − εσ², −T − 1, T − 1)⌋ (REMOVE, no subsampling)
+    epsilons = rounded * _GRID
+    cutoffs = np.floor(
+        np.clip(-0.5 * 1 - epsilons * (sigma**2) / 1, bounds.lower_x - 1, bounds.upper_x)
+    ).astype(np.int64)
+    deltas = np.clip(
+        loss.mu_upper_cdf(cutoffs) - np.exp(epsilons + loss.mu_lower_log_cdf(cutoffs)), 0, 1
+    )
+    pmf = pld_pmf.create_pmf_pessimistic_connect_dots(_GRID, rounded, deltas)
+    return _pld_module().PrivacyLossDistribution(pmf)
+
+
 @functools.lru_cache(maxsize=64)
 def _composed(sigmas: tuple[float, ...], moved: int) -> Any:
     """The composed PLD of discrete Gaussians of sensitivity 1, `moved` cells per σ."""
-    pld = _pld_module()
     composed = None
     for sigma, count in sorted(Counter(sigmas).items()):
-        one = pld.from_discrete_gaussian_mechanism(
-            sigma,
-            sensitivity=1,
-            pessimistic_estimate=True,
-            value_discretization_interval=_GRID,
-            use_connect_dots=True,
-        )
+        one = discrete_gaussian_pld(sigma)
         times = count * moved
         part = one if times == 1 else one.self_compose(times)
         composed = part if composed is None else composed.compose(part)
@@ -145,21 +175,24 @@ def _scaled(sigmas: tuple[float, ...], factor: float, fixed: tuple[bool, ...]) -
     return tuple(s if keep else s * factor for s, keep in zip(sigmas, fixed, strict=True))
 
 
-def _least_factor(excess: Callable[[float], float]) -> float:
+def _least_factor(
+    excess: Callable[[float], float], holds_at: tuple[float, float] | None = None
+) -> float:
     """The least c ≥ 1 (to `_TOLERANCE`) with excess(c) ≤ 0, excess decreasing in c (more
     noise, less δ): a bracket [fails, holds] narrowed by the Illinois false-position rule
-    (excess is nearly linear here), so a handful of PLDs are composed, not twenty."""
+    (excess is nearly linear here), so a handful of PLDs are composed, not twenty.
+    `holds_at` is a known (c, excess(c) ≤ 0) that closes the bracket from above."""
     low, f_low = 1.0, excess(1.0)
     if f_low <= 0:
         return 1.0
-    high, f_high = 1.001, excess(1.001)
+    if holds_at is not None:
+        high, f_high = holds_at
+    else:
+        high, f_high = 1.001, excess(1.001)
     while f_high > 0:
         low, f_low, high = high, f_high, 1 + 2 * (high - 1)
         if high > 1e6:
-            raise BudgetError(
-                "The locked tables and targets leave the other tables no budget that can be "
-                "certified; raise budget.epsilon or loosen them."
-            )
+            raise BudgetError(_NO_ROOM)
         f_high = excess(high)
     side = 0
     while high - low > _TOLERANCE * low:
@@ -195,7 +228,12 @@ def _zcdp_certificate(
 
 
 def _uses_zcdp(sigmas: Sequence[float], sens: Sensitivity, delta: float) -> bool:
-    return shift_pattern(sens) is None or delta < PLD_MIN_DELTA or max(sigmas) > _PLD_MAX_SIGMA
+    """Whether only the zCDP bound applies: units of several rows, a δ below what the float
+    convolution is trusted for, or a PLD too large to lay out within the bound (issue 25)."""
+    pattern = shift_pattern(sens)
+    if pattern is None or delta < PLD_MIN_DELTA:
+        return True
+    return not pld_fits(pld_size(sigmas, len(pattern)))
 
 
 @functools.lru_cache(maxsize=256)
@@ -212,18 +250,40 @@ def _certify(
                 f"The locked tables and targets need more than epsilon = {epsilon:g} at delta "
                 f"{delta:g}; raise budget.epsilon or loosen them."
             )
+        zcdp_holds = _rho(sigmas, sens) <= Fraction(epsilon_to_zcdp(epsilon, delta)[0])
         return Certificate(
             sigmas,
             1.0,
             min(set_epsilon(sigmas, sens, delta), epsilon),
             delta,
-            "zcdp" if _uses_zcdp(sigmas, sens, delta) else "pld",
+            "zcdp" if zcdp_holds else "pld",
         )
     if _uses_zcdp(sigmas, sens, delta):
         return _zcdp_certificate(sigmas, sens, epsilon, delta, fixed)
-    factor = _least_factor(
-        lambda c: math.log(pld_delta(_scaled(sigmas, c, fixed), sens, epsilon) / delta)
-    )
+
+    def excess(c: float) -> float:  # log(certified δ ÷ δ); never a PLD beyond the bound
+        scaled = _scaled(sigmas, c, fixed)
+        if _uses_zcdp(scaled, sens, delta):
+            raise BudgetError(_NO_ROOM)
+        return math.log(pld_delta(scaled, sens, epsilon) / delta)
+
+    # The zCDP bound is rigorous too and costs no PLD: the PLD is searched only below its
+    # factor, where it needs less noise; where it does not fit there or needs more (a grid of
+    # 1e-3 against a budget of ε ≈ 0.003), the zCDP certificate stands. So every PLD this
+    # search builds is within the bound, and approx never adds more noise than zCDP needs.
+    try:
+        zcdp = _zcdp_certificate(sigmas, sens, epsilon, delta, fixed)
+    except BudgetError:
+        zcdp = None  # the fixed σ's alone exceed ρ(ε, δ); the PLD may still certify them
+    if zcdp is not None:
+        if _uses_zcdp(zcdp.sigmas, sens, delta):
+            return zcdp
+        at_zcdp = excess(zcdp.factor)
+        if at_zcdp > 0:
+            return zcdp
+        factor = _least_factor(excess, (zcdp.factor, at_zcdp))
+    else:
+        factor = _least_factor(excess)
     scaled = _scaled(sigmas, factor, fixed)
     if pld_delta(scaled, sens, epsilon) > delta:  # the σ's drawn with, checked once more
         raise InternalError("the discrete Gaussian certificate does not hold")
@@ -251,17 +311,23 @@ def certify(
 
 def holds(sigmas: Sequence[float], sens: Sensitivity, epsilon: float, delta: float) -> bool:
     """Whether discrete Gaussians with exactly these σ's are certified (ε, δ)-DP (the check a
-    release runs before drawing), by the same bound `certify` uses."""
-    if _uses_zcdp(sigmas, sens, delta):
-        return _rho(sigmas, sens) <= Fraction(epsilon_to_zcdp(epsilon, delta)[0])
-    return pld_delta(sigmas, sens, epsilon) <= delta
+    release runs before drawing): by the zCDP bound, or by the PLD where it applies (both are
+    rigorous; `certify` keeps whichever needs less noise)."""
+    if _rho(sigmas, sens) <= Fraction(epsilon_to_zcdp(epsilon, delta)[0]):
+        return True
+    return not _uses_zcdp(sigmas, sens, delta) and pld_delta(sigmas, sens, epsilon) <= delta
 
 
 def set_epsilon(sigmas: Sequence[float], sens: Sensitivity, delta: float) -> float:
-    """What discrete Gaussians with these σ's together are certified for at δ (the least ε)."""
+    """What discrete Gaussians with these σ's together are certified for at δ (the least ε
+    of the zCDP bound and, where it applies, the PLD)."""
     if _uses_zcdp(sigmas, sens, delta):
         return zcdp_to_epsilon(round_up(_rho(sigmas, sens)), delta)[0]
-    return pld_epsilon(sigmas, sens, delta)
+    pld = pld_epsilon(sigmas, sens, delta)
+    try:
+        return min(zcdp_to_epsilon(round_up(_rho(sigmas, sens)), delta)[0], pld)
+    except BudgetError:  # a vanishing ρ at a large δ converts to no positive ε
+        return pld
 
 
 def alone_epsilon(sigma: float, sens: Sensitivity, delta: float) -> float:

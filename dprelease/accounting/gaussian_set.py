@@ -103,6 +103,16 @@ def _free_shares(plan: Plan, free: Sequence[int], room: float) -> list[float]:
     return [room * s / math.fsum(shape) for s in shape]
 
 
+def continuous_variances(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> list[float] | None:
+    """Each table's noise variance before certification (the analytic Gaussian's σ², which
+    certification only raises): a lower bound that costs no PLD. None with locks or targets."""
+    if _fixed_shares(plan, sens, target):
+        return None
+    room = 1 / gaussian_sigma(target.epsilon, target.delta, 1.0) ** 2
+    shares = _free_shares(plan, range(len(plan.tables)), room)
+    return [sens.l2_squared / u for u in shares]
+
+
 def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> GaussianSet:
     """σ per table so that the tables together are (ε, δ)-DP as one Gaussian mechanism."""
     room = 1 / Fraction(gaussian_sigma(target.epsilon, target.delta, 1.0)) ** 2

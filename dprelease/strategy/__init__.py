@@ -6,6 +6,7 @@
 - `chain`: the hierarchy attribute's information matrix, inverted exactly on its tree.
 - `optimise`: the budget split (multiplicative updates, and a drop search under pure DP).
 - `merge`: under pure DP, unions of two measured marginals where one beats its two parts.
+- `cost`: the error model's size and each search's work, from the tables alone (issue 25).
 - `select`: `select_strategy`, the public entry point; cached per table set.
 - `accountant`: `choose_accountant` for `accounting: auto`.
 - `counted`: what a release counts from the data (the tables and those unions).

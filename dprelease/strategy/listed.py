@@ -15,6 +15,7 @@ import numpy as np
 
 from dprelease.errors import PlanError
 from dprelease.plan.schema import Schema
+from dprelease.strategy.cost import fits, model_size
 from dprelease.strategy.domain import build_domain
 from dprelease.strategy.residual import ErrorModel
 
@@ -23,11 +24,13 @@ def consistent_rmse(
     schema: Schema, tables: Sequence[tuple[str, tuple[str, ...], float]]
 ) -> dict[str, float] | None:
     """Per table (name, by, noise variance): the RMSE after consistency; None where the error
-    model does not apply (two hierarchies, a branching one)."""
+    model does not apply (two hierarchies, a branching one) or is beyond the bound (`cost`)."""
     try:
         domain = build_domain(schema, [by for _, by, _ in tables])
         workload = tuple(domain.marginal_of(by) for _, by, _ in tables)
         candidates = tuple(dict.fromkeys(workload))
+        if not fits(model_size(domain, workload, auto=False)):
+            return None
         model = ErrorModel(domain, workload, candidates)
     except PlanError:
         return None

@@ -25,6 +25,7 @@ import itertools
 
 import numpy as np
 
+from dprelease.strategy.cost import Effort, ModelSize, fits
 from dprelease.strategy.domain import Domain, Marginal
 from dprelease.strategy.optimise import epsilon_shape, laplace_value, sparsest_epsilon_shape
 from dprelease.strategy.residual import ErrorModel
@@ -68,17 +69,28 @@ def merged_epsilon_shape(
     weights: np.ndarray,
     candidates: tuple[Marginal, ...],
     shape: np.ndarray,
+    effort: Effort | None = None,
 ) -> tuple[tuple[Marginal, ...], np.ndarray]:
-    """Candidates (the given ones, then the unions used) and ε shares no worse than `shape`."""
+    """Candidates (the given ones, then the unions used) and ε shares no worse than `shape`.
+
+    The search stops where a model with the unions would not fit the bound, or when `effort`
+    is used up (each screened merge is one evaluation)."""
+    effort = effort if effort is not None else Effort()
     cap = _CAP * max(domain.marginal_cells(m) for m in workload)
     current = list(candidates)
     model = ErrorModel(domain, workload, tuple(current))
     best, best_value = shape, laplace_value(model, weights, shape)
     for _ in range(_ROUNDS):
+        if effort.exhausted:
+            break
         unions = _unions(domain, current, best, cap)
         if not unions:
             break
         trial_candidates = current + [u for u in unions if u not in current]
+        size = model.size
+        trial_size = ModelSize(size.subsets, size.levels, len(trial_candidates), size.nodes)
+        if not fits(trial_size):
+            break
         trial_model = ErrorModel(domain, workload, tuple(trial_candidates))
         padded = np.zeros(len(trial_candidates))
         padded[: best.size] = best
@@ -86,6 +98,8 @@ def merged_epsilon_shape(
         for merged, pairs in unions.items():
             k = trial_candidates.index(merged)
             for i, j in pairs:
+                if not effort.spend(trial_size):
+                    break
                 screened.append(
                     (laplace_value(trial_model, weights, _moved(padded, [(i, j, k)])), i, j, k)
                 )
@@ -102,7 +116,7 @@ def merged_epsilon_shape(
         winner: tuple[float, np.ndarray] | None = None
         for merges in tries:
             shares = epsilon_shape(
-                trial_model, weights, 1, 1.0, _moved(padded, merges), exact=False
+                trial_model, weights, 1, 1.0, _moved(padded, merges), exact=False, effort=effort
             )
             value = laplace_value(trial_model, weights, shares)
             if value < best_value * (1 - 1e-9) and (winner is None or value < winner[0]):
@@ -117,5 +131,5 @@ def merged_epsilon_shape(
         model = ErrorModel(domain, workload, tuple(current))
         best_value = laplace_value(model, weights, best)
     if len(current) > len(candidates):  # a merge can leave a part that no longer pays
-        best = sparsest_epsilon_shape(model, weights, best)
+        best = sparsest_epsilon_shape(model, weights, best, effort=effort)
     return tuple(current), best

@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dprelease.strategy.cost import Effort
 from dprelease.strategy.residual import ErrorModel
 
 Objective = Callable[[np.ndarray], tuple[float, np.ndarray]]
@@ -41,13 +42,16 @@ def precision_shape(
     start: np.ndarray,
     gap: float = 1e-4,
     iterations: int = 5000,
+    effort: Effort | None = None,
 ) -> np.ndarray:
     """The precision shape q ≥ 0, Σ q = 1, minimising f(q) (multiplicative updates).
 
     Only candidates positive in `start` can be chosen; the result is never worse than `start`.
     Stops when the duality gap certifies f(q) ≤ (1 + gap)·min f: by convexity and
-    Σ q_A ∂f/∂q_A = −f, min f ≥ 2f − max_A(−∂f/∂q_A) over the candidates in use.
+    Σ q_A ∂f/∂q_A = −f, min f ≥ 2f − max_A(−∂f/∂q_A) over the candidates in use, or when
+    `effort` is used up (the best shape so far).
     """
+    effort = effort if effort is not None else Effort()
     q: np.ndarray = start / start.sum()
     value, grad = model.objective(q, weights)
     if not math.isfinite(value):
@@ -55,7 +59,7 @@ def precision_shape(
     best, best_value = q, value
     used = q > 0
     for _ in range(iterations):
-        if float(np.max(-grad[used])) - value <= gap * value:
+        if float(np.max(-grad[used])) - value <= gap * value or not effort.spend(model.size):
             break
         # KKT: −∂f/∂q_A = f for every used A (homogeneity); the update moves towards it.
         ratio = np.maximum(-grad, 0) / value
@@ -67,19 +71,24 @@ def precision_shape(
         elif value > best_value * (1 + 1e-12):
             break
     best = _drop_small(model, weights, best, best_value)
-    return _prune(model, weights, best, gap, iterations)
+    return _prune(model, weights, best, gap, iterations, effort)
 
 
 def _prune(
-    model: ErrorModel, weights: np.ndarray, q: np.ndarray, gap: float, iterations: int
+    model: ErrorModel,
+    weights: np.ndarray,
+    q: np.ndarray,
+    gap: float,
+    iterations: int,
+    effort: Effort,
 ) -> np.ndarray:
     """Drop the tiny shares the multiplicative updates only shrink slowly (a marginal at σ 80×
     the others'), when the shape re-optimised without them is as good within `gap`."""
     small = (q > 0) & (q < _PRUNE * q.max())
-    if not small.any():
+    if not small.any() or effort.exhausted:
         return q
     value = model.objective(q, weights)[0]
-    trial = precision_shape(model, weights, np.where(small, 0.0, q), gap, iterations)
+    trial = precision_shape(model, weights, np.where(small, 0.0, q), gap, iterations, effort)
     trial_value = model.objective(trial, weights)[0]
     return trial if trial_value <= value * (1 + gap) else q
 
@@ -125,13 +134,16 @@ def epsilon_shape(
     exact: bool,
     tolerance: float = 1e-7,
     iterations: int = 3000,
+    effort: Effort | None = None,
 ) -> np.ndarray:
     """ε shares x ≥ 0, Σ x = 1, minimising the workload error under pure DP.
 
     Only candidates positive in `start` can be chosen; the result is never worse than `start`.
     Stops at a KKT point within `tolerance`: every used share's marginal gain −∂f/∂x_A is
-    within that factor of their x-weighted mean (the Lagrange multiplier of Σ x = 1).
+    within that factor of their x-weighted mean (the Lagrange multiplier of Σ x = 1), or when
+    `effort` is used up.
     """
+    effort = effort if effort is not None else Effort()
     objective = _pure_objective(model, weights, l1, total, exact)
     x: np.ndarray = start / start.sum()
     used = x > 0
@@ -147,6 +159,8 @@ def epsilon_shape(
         # The full step need not lower a coupled objective: shorten it (a smaller power)
         # until it does, and lengthen it again after a success.
         for _ in range(40):
+            if not effort.spend(model.size):
+                break
             trial = x * (gain / multiplier) ** power
             trial /= trial.sum()
             trial_value, trial_grad = objective(trial)
@@ -155,6 +169,8 @@ def epsilon_shape(
             power /= 2
         else:
             break  # no step lowers it: a KKT point up to rounding
+        if effort.exhausted:
+            break
         x, value, grad = trial, trial_value, trial_grad
         power = min(1 / 3, power * 2)
     best = x
@@ -177,7 +193,11 @@ def laplace_value(model: ErrorModel, weights: np.ndarray, shares: np.ndarray) ->
 
 
 def sparsest_epsilon_shape(
-    model: ErrorModel, weights: np.ndarray, shape: np.ndarray, passes: int = 3
+    model: ErrorModel,
+    weights: np.ndarray,
+    shape: np.ndarray,
+    passes: int = 3,
+    effort: Effort | None = None,
 ) -> np.ndarray:
     """`shape` improved by dropping measurements, one at a time, smallest share first.
 
@@ -187,10 +207,13 @@ def sparsest_epsilon_shape(
     the measured set finds the better faces (continuous Laplace; scale-free, so done once per
     table set)."""
 
+    effort = effort if effort is not None else Effort()
     best, best_value = shape, laplace_value(model, weights, shape)
     for _ in range(passes):
         improved = False
         for j in np.argsort(np.where(best > 0, best, np.inf)):
+            if effort.exhausted:
+                return best
             if best[j] <= 0 or np.count_nonzero(best) == 1:
                 continue
             # a dropped measurement can leave a cell unestimable: inf error, not a warning
@@ -202,6 +225,7 @@ def sparsest_epsilon_shape(
                     1.0,
                     np.where(np.arange(best.size) == j, 0.0, best),
                     exact=False,
+                    effort=effort,
                 )
                 trial_value = laplace_value(model, weights, trial)
             if trial_value < best_value * (1 - 1e-9):

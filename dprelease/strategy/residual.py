@@ -24,11 +24,13 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from dprelease.errors import PlanError
 from dprelease.strategy.chain import ChainSolver
+from dprelease.strategy.cost import ModelSize
 from dprelease.strategy.domain import Domain, Marginal
 
 
@@ -103,6 +105,17 @@ class ErrorModel:
     @property
     def levels(self) -> int:
         return self.chain.levels if self.chain else 1
+
+    @cached_property
+    def size(self) -> ModelSize:
+        """This model's size, for the work an evaluation costs (`cost.Effort`)."""
+        nodes = 0
+        if self.chain is not None:
+            attribute = self.chain.attribute
+            nodes = attribute.level_size(1) + sum(
+                attribute.level_size(level) for level in range(1, attribute.total_level + 1)
+            )
+        return ModelSize(len(self.subsets), self.levels, len(self.candidates), nodes)
 
     def row_traces(self, precisions: np.ndarray) -> np.ndarray:
         """tr(H_S⁺ K_ℓ) for every row (S, ℓ); inf where not estimable."""

@@ -41,6 +41,7 @@ from dprelease.accounting.shares import fit_exactly
 from dprelease.errors import BudgetError, PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
+from dprelease.strategy.cost import Effort, excess, fits, model_size, too_large
 from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
 from dprelease.strategy.merge import merged_epsilon_shape
 from dprelease.strategy.optimise import (
@@ -128,9 +129,32 @@ class Strategy:
 
 @lru_cache(maxsize=64)
 def _model(domain: Domain, workload: tuple[Marginal, ...], kind: StrategyKind) -> ErrorModel:
+    """The error model over the downward closure (`auto`) or the tables' own marginals, the
+    latter also under `auto` when the closure's model would not fit the bound (`cost`);
+    `StrategyTooLarge` when not even that fits."""
     distinct = tuple(dict.fromkeys(workload))
-    candidates = downward_closure(domain, distinct) if kind == "auto" else distinct
-    return _model_over(domain, workload, candidates)
+    if kind == "auto" and fits(model_size(domain, workload, auto=True)):
+        return _model_over(domain, workload, downward_closure(domain, distinct))
+    size = model_size(domain, workload, auto=False)
+    if not fits(size):
+        raise too_large(size)
+    return _model_over(domain, workload, distinct)
+
+
+def bound_note(schema: Schema, tables: Sequence[WorkloadTable]) -> str | None:
+    """Why `strategy: auto` chose among the tables' own marginals only (None: it searched
+    every marginal they determine, or the tables are measured as listed anyway)."""
+    try:
+        domain, workload, _ = _workload(schema, tables)
+    except PlanError:
+        return None
+    size = model_size(domain, workload, auto=True)
+    if fits(size) or not fits(model_size(domain, workload, auto=False)):
+        return None
+    return (
+        "strategy: auto chose among the tables' own marginals only: searching every marginal "
+        f"they determine would need {excess(size)}."
+    )
 
 
 @lru_cache(maxsize=64)
@@ -156,9 +180,10 @@ def _gaussian_shape(
     model = _model(domain, workload, kind)
     w = np.asarray(weights)
     listed = _start(model, w)
-    best = precision_shape(model, w, listed)
-    if kind == "auto":
-        spread = precision_shape(model, w, listed / listed.sum() + 1.0 / len(listed))
+    effort = Effort()
+    best = precision_shape(model, w, listed, effort=effort)
+    if kind == "auto" and not effort.exhausted:
+        spread = precision_shape(model, w, listed / listed.sum() + 1.0 / len(listed), effort=effort)
         if model.objective(spread, w)[0] < model.objective(best, w)[0]:
             best = spread
     return tuple(float(x) for x in best)
@@ -174,12 +199,13 @@ def _laplace_free_shape(
     w = np.asarray(weights)
     gaussian = np.asarray(_gaussian_shape(domain, workload, weights, kind))
     starts = [np.sqrt(gaussian), _start(model, w)]
-    shapes = [epsilon_shape(model, w, 1, 1.0, s, exact=False) for s in starts]
+    effort = Effort()
+    shapes = [epsilon_shape(model, w, 1, 1.0, s, exact=False, effort=effort) for s in starts]
     values = [laplace_value(model, w, x) for x in shapes]
-    best = sparsest_epsilon_shape(model, w, shapes[int(np.argmin(values))])
+    best = sparsest_epsilon_shape(model, w, shapes[int(np.argmin(values))], effort=effort)
     candidates = model.candidates
     if kind == "auto":
-        candidates, best = merged_epsilon_shape(domain, workload, w, candidates, best)
+        candidates, best = merged_epsilon_shape(domain, workload, w, candidates, best, effort)
     return candidates, tuple(float(x) for x in best)
 
 
@@ -203,7 +229,7 @@ def _laplace_shape(
     # 6e-4 at b = 0.5. Above b = 2 (under 1e-5) it is not worth its ms in every ε what-if.
     if l1 > 2 * epsilon * rough.max():  # b = Δ₁/ε_A > 2 (no division: ε can be 5e-324)
         return candidates, free
-    polished = epsilon_shape(model, w, l1, epsilon, rough, exact=True)
+    polished = epsilon_shape(model, w, l1, epsilon, rough, exact=True, effort=Effort())
     if _pure_value(model, w, l1, epsilon, polished) <= _pure_value(model, w, l1, epsilon, rough):
         return candidates, tuple(float(x) for x in polished)
     return candidates, free
