@@ -166,11 +166,6 @@ def test_a_loaded_plan_keeps_its_id_unit(tmp_path) -> None:
     assert workspace(app).plan["unit"] == PLAN["unit"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 (labels with a statistic): the Preview's statistic table names its "
-    "cells by code ('01') and drops the labels (ui/statistics_view.py uses cell_labels)",
-)
 def test_the_preview_of_the_statistic_shows_labels(tmp_path) -> None:
     app = go(office_app(tmp_path), "pages/preview.py")
     app.button(key="draw_preview").click().run()
