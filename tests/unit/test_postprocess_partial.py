@@ -12,6 +12,7 @@ from dprelease.postprocess.pipeline import postprocess
 from dprelease.postprocess.subtables import Workload, determines, shared_key
 from dprelease.strategy.domain import build_domain, downward_closure
 from dprelease.strategy.merge import _unions
+from dprelease.strategy.residual import ErrorModel
 from helpers.postprocess import ONLY_CONSISTENT
 
 TABLES = [
@@ -78,3 +79,14 @@ def test_the_strategy_derives_no_table_from_a_discovered_marginal():
     sex, lang = domain.marginal_of(("sex",)), domain.marginal_of(("lang",))
     # a union of a language marginal and a sex one would not give the sex table's sums
     assert _unions(domain, [sex, lang], np.ones(2), cap=100) == {}
+
+
+def test_the_error_model_gives_the_total_no_help_from_a_discovered_marginal():
+    """Least squares never links the language table to the total (above), so the strategy's
+    exact error must not either: the total's variance is its own measurement's, 1/p."""
+    plan = discovered_plan([{"name": "total", "by": []}, {"name": "language", "by": ["lang"]}])
+    domain = build_domain(plan.schema, [(), ("lang",)])
+    total, lang = domain.marginal_of(()), domain.marginal_of(("lang",))
+    model = ErrorModel(domain, (total, lang), (total, lang))
+    np.testing.assert_allclose(model.table_variances(np.array([1.0, 2.0])), [1.0, 2 * 0.5])
+    assert np.isinf(model.table_variances(np.array([0.0, 1.0]))[0])  # not estimable from lang
