@@ -22,6 +22,7 @@ from ui.column_editor import column_editor
 from ui.markdown import md, md_error, static_table
 from ui.plan_without_data import column_names, no_data_section, plan_with_data_name
 from ui.state import Upload, parsed_table, reset_to_sample, sample_plan_dict, workspace
+from ui.synced import synced
 
 ws = workspace()
 st.title("1 · Data")
@@ -152,33 +153,45 @@ json_col.download_button(
 
 # --- the privacy unit -----------------------------------------------------------------------
 st.subheader("Privacy unit")
+BY_ROW, BY_ID = "each row", "each person / household (an id column)"
 unit = ws.plan.get("unit", {"kind": "row"})
-by_id = st.radio(
+names = table.column_names if table is not None else column_names(ws)
+current = unit.get("column")
+if current is not None and current not in names:
+    names = [current, *names]  # the plan's id column, even if the data lack it: never swapped
+default_rows = int(default_of(Unit, "max_rows"))
+
+
+def _on_unit() -> None:
+    """The user's choice into the plan (the widgets follow the plan: `ui.synced`)."""
+    if st.session_state["unit_kind"] == BY_ROW:
+        ws.plan = set_unit(ws.plan, None)
+    elif names:
+        column = st.session_state.get("unit_column", current if current in names else names[0])
+        rows = st.session_state.get("unit_max_rows", unit.get("max_rows", default_rows))
+        ws.plan = set_unit(ws.plan, column, int(rows))
+
+
+synced("unit_kind", BY_ID if unit.get("kind") == "id" else BY_ROW)
+st.radio(
     "What does the guarantee protect?",
-    ["each row", "each person / household (an id column)"],
-    index=1 if unit.get("kind") == "id" else 0,
+    [BY_ROW, BY_ID],
     key="unit_kind",
+    on_change=_on_unit,
     horizontal=True,
 )
-if by_id.startswith("each row"):
-    if unit.get("kind") != "row":
-        ws.plan = set_unit(ws.plan, None)
-else:
-    names = table.column_names if table is not None else column_names(ws)
-    current = unit.get("column")
+if unit.get("kind") == "id":
     id_col, cap_col = st.columns(2)
-    column = id_col.selectbox(
-        "Id column", names, index=names.index(current) if current in names else 0, key="unit_column"
-    )
-    max_rows = cap_col.number_input(
+    synced("unit_column", current)
+    id_col.selectbox("Id column", names, key="unit_column", on_change=_on_unit)
+    synced("unit_max_rows", int(unit.get("max_rows", default_rows)))
+    cap_col.number_input(
         "At most this many rows per id (extra rows are dropped at random)",
         min_value=1,
         max_value=MAX_ROWS_PER_UNIT,
-        value=int(unit.get("max_rows", default_of(Unit, "max_rows"))),
         key="unit_max_rows",
+        on_change=_on_unit,
     )
-    if (current, unit.get("max_rows")) != (column, max_rows):
-        ws.plan = set_unit(ws.plan, column, int(max_rows))
 
 # --- columns --------------------------------------------------------------------------------
 st.subheader("Columns and their public domains")

@@ -16,6 +16,7 @@ from dprelease.plan.model import Budget, default_of
 from dprelease.plan.table_spec import check_delta
 from ui.markdown import md
 from ui.state import Workspace
+from ui.synced import synced
 
 ACCOUNTINGS = {
     "auto": "auto: the accountant with the least expected error",
@@ -44,14 +45,6 @@ def _set(ws: Workspace, **changes: object) -> None:
 
 def _refuse(ws: Workspace, message: str) -> None:
     ws.memo.budget_error = message
-
-
-def _synced(key: str, value: object) -> None:
-    """Show the plan's value in widget `key`: written into Session State before the widget is
-    drawn, and the widget gets no `value=` (both at once make Streamlit warn). A refused entry
-    thus goes back to the plan's value, and a loaded plan shows at once."""
-    if st.session_state.get(key) != value:
-        st.session_state[key] = value
 
 
 def _number(text: str) -> float | None:
@@ -143,7 +136,7 @@ def budget_inputs(ws: Workspace) -> None:
             else:
                 _set(ws, rho=value, epsilon=None)
 
-        _synced("rho_box", f"{rho:g}")
+        synced("rho_box", f"{rho:g}")
         row[1].text_input("ρ (exact)", key="rho_box", on_change=on_rho)
     else:
         current = float(epsilon or 1.0)
@@ -162,8 +155,8 @@ def budget_inputs(ws: Workspace) -> None:
             else:
                 _set(ws, epsilon=value)
 
-        _synced("epsilon_slider", current)
-        _synced("epsilon_box", f"{current:g}")
+        synced("epsilon_slider", current)
+        synced("epsilon_box", f"{current:g}")
         row[0].select_slider(
             "Total ε (log scale)",
             options=_slider_options(current),
@@ -183,7 +176,7 @@ def budget_inputs(ws: Workspace) -> None:
             else:
                 _set(ws, delta=value)
 
-        _synced("delta_box", f"{budget.get('delta', 1e-10):.3g}")  # 1.11e-09, not 0.000000001
+        synced("delta_box", f"{budget.get('delta', 1e-10):.3g}")  # 1.11e-09, not 0.000000001
         row[2].text_input(
             "δ",
             key="delta_box",

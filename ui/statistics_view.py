@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import pandas as pd
@@ -28,11 +29,9 @@ def show_preview_statistics(preview: Preview) -> None:
     for released in preview.statistics:
         statistic = released.budget.statistic
         st.markdown(f"**{md(statistic.name)}**: PREVIEW noise (numpy), not a release")
-        labels = (
-            [" × ".join(cell) for cell in statistic.table.cell_labels(preview.plan.schema)]
-            if statistic.by
-            else ["(all)"]
-        )
+        schema = preview.plan.schema  # cells as the count tables show them: "label (code)"
+        cells = itertools.product(*(schema[c].display_labels for c in statistic.by))
+        labels = [" × ".join(cell) for cell in cells] if statistic.by else ["(all)"]
         values = released.values.reshape(len(labels), -1)
         if isinstance(statistic.stat, QuantileSpec):
             heads = [f"q = {float(q):g}" for q in statistic.stat.quantiles]

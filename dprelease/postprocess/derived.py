@@ -32,7 +32,7 @@ from dprelease.postprocess.pipeline import (
     postprocess,
     problem_of,
 )
-from dprelease.postprocess.subtables import Workload, cell_map, determines
+from dprelease.postprocess.subtables import Workload, cell_map, determines, partial_columns
 from dprelease.postprocess.top_down import fix_top_down, grand_total
 from dprelease.strategy.counted import counted_tables
 
@@ -113,12 +113,15 @@ def derived_postprocess(
     tables = [(s.name, s.by) for s in plan.tables]
     values = dict(estimates)
     variances = {t.name: t.noise.variance for t in allocation.tables}
+    # a table over a partial column sums to less than the total: take the total from another
+    complete = [s.name for s in plan.tables if not partial_columns(plan.schema, s.by)]
+    whole = estimates[(complete or [plan.tables[0].name])[0]]
     if not any(by == () for _, by in tables):
         tables.append((TOTAL, ()))
-        values[TOTAL] = np.array([float(next(iter(estimates.values())).sum())])
+        values[TOTAL] = np.array([float(whole.sum())])
         variances[TOTAL] = min(variances.values())
     problem = problem_of(plan.schema, tables, values, variances)
-    total = grand_total(list(estimates.values()), settings.nonnegative, settings.integer, generator)
+    total = grand_total([whole], settings.nonnegative, settings.integer, generator)
     offsets = np.concatenate(
         [[0], np.cumsum([problem.workload.cells(i) for i in range(len(tables))])]
     )

@@ -10,6 +10,15 @@ under "shared by", every sub-table two of them share (the grand total, one cell,
 coarsest). For each key it picks a *representative*: the released table that defines its
 values (a table with exactly that key if there is one, else the smallest that determines it).
 Pure numpy: no solver here.
+
+A *partial* column leaves rows out by construction: a discovered domain (`domain: {discover:
+...}`) keeps only the values the release found often enough, with no `other`. Summing a table
+over a partial column loses those rows, so such a table determines only the sub-tables that
+keep every partial column it has: language × sex determines language, never sex or the grand
+total (their cells are ≥ the sums, not equal). The rule reads the plan only (which columns are
+discovered), never how many rows the data leave out: consistency constraints are public.
+A declared domain without `other` is taken to cover its rows (the dashboard's coverage gate
+warns when it does not), as binned numeric columns do by clamping.
 """
 
 from __future__ import annotations
@@ -36,9 +45,24 @@ def ancestors(schema: Schema, name: str) -> tuple[str, ...]:
     return tuple(chain)
 
 
-def closure(schema: Schema, by: tuple[str, ...]) -> frozenset[str]:
+def closure(schema: Schema, by: tuple[str, ...] | frozenset[str]) -> frozenset[str]:
     """Every column a table over `by` determines: its own and all their ancestors."""
     return frozenset(by).union(*(ancestors(schema, name) for name in by))
+
+
+def is_partial(schema: Schema, name: str) -> bool:
+    """Whether a column leaves rows out by construction: a discovered domain, no `other`."""
+    column = schema[name]
+    return (
+        isinstance(column, CategoricalColumn)
+        and column.domain_source == "discovered"
+        and column.other is None
+    )
+
+
+def partial_columns(schema: Schema, by: tuple[str, ...] | frozenset[str]) -> frozenset[str]:
+    """The partial columns a table over `by` carries (its own or their ancestors')."""
+    return frozenset(name for name in closure(schema, by) if is_partial(schema, name))
 
 
 def reduce_key(schema: Schema, columns: frozenset[str] | tuple[str, ...]) -> Key:
@@ -48,12 +72,20 @@ def reduce_key(schema: Schema, columns: frozenset[str] | tuple[str, ...]) -> Key
 
 
 def determines(schema: Schema, finer: tuple[str, ...], coarser: tuple[str, ...]) -> bool:
-    return set(coarser) <= closure(schema, finer)
+    """Whether `coarser`'s cells are sums of `finer`'s: its columns are among `finer`'s (or
+    their ancestors), and it keeps every partial column of `finer` (summing one out would
+    lose the rows outside its domain)."""
+    kept = closure(schema, coarser)
+    return set(coarser) <= closure(schema, finer) and partial_columns(schema, finer) <= kept
 
 
-def shared_key(schema: Schema, a: tuple[str, ...], b: tuple[str, ...]) -> Key:
-    """The finest sub-table both tables determine (the grand total () if nothing else)."""
-    return reduce_key(schema, closure(schema, a) & closure(schema, b))
+def shared_key(schema: Schema, a: tuple[str, ...], b: tuple[str, ...]) -> Key | None:
+    """The finest sub-table both tables determine (the grand total () if nothing else), or
+    None when they share none (one has a partial column the other lacks)."""
+    common = closure(schema, a) & closure(schema, b)
+    if not (partial_columns(schema, a) | partial_columns(schema, b)) <= common:
+        return None
+    return reduce_key(schema, common)
 
 
 def ancestor_codes(schema: Schema, child: str, ancestor: str) -> np.ndarray:
@@ -113,7 +145,8 @@ class Workload:
         keys = {reduce_key(self.schema, by) for by in self.bys}
         frontier = set(keys)
         while frontier:  # close under "shared by": sub-tables of shared sub-tables are shared
-            new = {shared_key(self.schema, a, b) for a, b in itertools.product(frontier, keys)}
+            shared = (shared_key(self.schema, a, b) for a, b in itertools.product(frontier, keys))
+            new = {key for key in shared if key is not None}
             frontier = new - keys
             keys |= new
         # a coarser key has a strictly smaller closure: sorting by its size is topological

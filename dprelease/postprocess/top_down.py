@@ -30,7 +30,9 @@ from dprelease.strategy.topdown import project_to_sums, round_keeping_sums
 def grand_total(
     estimates: Sequence[np.ndarray], nonnegative: bool, integer: bool, rng: np.random.Generator
 ) -> float:
-    """The least-squares grand total, made non-negative and rounded at random (mean kept)."""
+    """The least-squares grand total, made non-negative and rounded at random (mean kept).
+
+    `estimates[0]` is a table that sums to the grand total (one without a partial column)."""
     total = float(estimates[0].sum())
     if nonnegative:
         total = max(total, 0.0)
@@ -49,7 +51,8 @@ def _parent(schema: Schema, by: tuple[str, ...], fixed: dict[int, tuple[str, ...
         return None
     parent = min(finest, key=lambda i: len(closure(schema, fixed[i])))
     for other in fixed.values():
-        if not determines(schema, fixed[parent], shared_key(schema, by, other)):
+        shared = shared_key(schema, by, other)
+        if shared is not None and not determines(schema, fixed[parent], shared):
             return None
     return parent
 

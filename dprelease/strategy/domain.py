@@ -5,7 +5,10 @@ and whose *levels* are coarsenings: level 0 is the finest column, then each coar
 tables use, and the last level is "summed out" (one group). A column without parent or child
 is an attribute with two levels (itself, summed out). A table is then a `Marginal`: one level
 per attribute. Marginal A *determines* B (B's cells are sums of A's) when A's level is finer
-or equal on every attribute.
+or equal on every attribute, and B keeps every *partial* attribute A keeps (a discovered
+domain leaves rare values out: summing it out would lose those rows; see
+`dprelease.postprocess.subtables`). So neither the downward closure nor a union derives a
+table without the column from one with it.
 
 Built from the plan's schema and the tables' `by` only: public, no data.
 """
@@ -20,7 +23,7 @@ from functools import cached_property
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
-from dprelease.postprocess.subtables import ancestor_codes, ancestors
+from dprelease.postprocess.subtables import ancestor_codes, ancestors, is_partial
 
 Marginal = tuple[int, ...]  # one level index per attribute
 
@@ -36,6 +39,7 @@ class Attribute:
     columns: tuple[str, ...]
     size: int
     groups: tuple[tuple[int, ...], ...]
+    partial: bool = False  # its finest level leaves rows out (a discovered domain)
 
     def __post_init__(self) -> None:
         if len(self.groups) != len(self.columns) or self.size < 1:
@@ -75,7 +79,10 @@ class Domain:
         )
 
     def determines(self, finer: Marginal, coarser: Marginal) -> bool:
-        return all(f <= c for f, c in zip(finer, coarser, strict=True))
+        return all(
+            f <= c and not (a.partial and f < a.total_level == c)
+            for a, f, c in zip(self.attributes, finer, coarser, strict=True)
+        )
 
     def describe(self, marginal: Marginal) -> tuple[str, ...]:
         """The columns a marginal is by (its reduced key), in attribute order."""
@@ -146,7 +153,14 @@ def _build_domain(schema: Schema, bys: Sequence[Sequence[str]]) -> Domain:
         size = schema[name].size
         groups = [tuple(range(size))]
         groups += [tuple(int(x) for x in ancestor_codes(schema, name, c)) for c in columns[1:]]
-        attributes.append(Attribute(columns=columns, size=size, groups=tuple(groups)))
+        attributes.append(
+            Attribute(
+                columns=columns,
+                size=size,
+                groups=tuple(groups),
+                partial=any(is_partial(schema, c) for c in columns),
+            )
+        )
     return Domain(attributes=tuple(attributes))
 
 
@@ -159,7 +173,8 @@ def downward_closure(domain: Domain, marginals: Sequence[Marginal]) -> tuple[Mar
         step = set()
         for m in frontier:
             for i, level in enumerate(m):
-                if level < domain.attributes[i].total_level:
-                    step.add((*m[:i], level + 1, *m[i + 1 :]))
+                coarser = (*m[:i], level + 1, *m[i + 1 :])
+                if level < domain.attributes[i].total_level and domain.determines(m, coarser):
+                    step.add(coarser)
         frontier = step - seen
     return tuple(sorted(seen, key=lambda m: (-domain.marginal_cells(m), m)))

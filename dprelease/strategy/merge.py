@@ -50,6 +50,10 @@ def _unions(
         merged = union(candidates[i], candidates[j])
         if merged in (candidates[i], candidates[j]) or domain.marginal_cells(merged) > cap:
             continue  # a nested pair: moving one's ε to the other is the drop search's move
+        if not (
+            domain.determines(merged, candidates[i]) and domain.determines(merged, candidates[j])
+        ):
+            continue  # a partial column in one only: the union would not give the other's sums
         found.setdefault(merged, []).append((i, j))
     return found
 

@@ -16,6 +16,14 @@ and the total variance of the least-squares estimate of B is
 c_S = Σ_{A ⊇ S} N_Ā p_A. The hierarchy block is inverted exactly by `ChainSolver`.
 Per cell: variance = err_B / cells(B) for plain marginals; a hierarchy level adds its
 per-group factor (`cell_variances`).
+
+A partial attribute (a discovered domain: rows with rare values are in no cell) splits the
+data into *universes*: a marginal that keeps partial attributes U counts only the rows whose
+values of U are in their domains, so its sums are not the sums of a marginal without them.
+Least squares never links two universes (`dprelease.postprocess.subtables`), so the rows
+(S, level) are kept per universe: a candidate informs, and a table reads, only the rows of its
+own universe, where the algebra above holds over the restricted domain. Without partial
+attributes there is one universe and nothing changes.
 """
 
 from __future__ import annotations
@@ -54,7 +62,7 @@ class ErrorModel:
     candidates: tuple[Marginal, ...]
     plain: tuple[int, ...] = field(init=False)
     chain: ChainSolver | None = field(init=False)
-    subsets: tuple[frozenset[int], ...] = field(init=False)
+    subsets: tuple[tuple[frozenset[int], frozenset[int]], ...] = field(init=False)  # (U, S)
     design: np.ndarray = field(init=False)  # rows × candidates
     spread: np.ndarray = field(init=False)  # workload × rows
 
@@ -77,23 +85,26 @@ class ErrorModel:
             outside = math.prod(attrs[i].size for i in plain if m[i] != 0)
             return members, outside, (m[hier] if hier is not None else 0)
 
-        subsets: dict[frozenset[int], int] = {}
+        def universe(m: Marginal) -> frozenset[int]:
+            return frozenset(i for i, a in enumerate(attrs) if a.partial and m[i] < a.total_level)
+
+        subsets: dict[tuple[frozenset[int], frozenset[int]], int] = {}
         for b in self.workload:
             for s in _subsets(split(b)[0]):
                 if math.prod(attrs[i].size - 1 for i in s) > 0:
-                    subsets.setdefault(s, len(subsets))
+                    subsets.setdefault((universe(b), s), len(subsets))
         design = np.zeros((len(subsets) * levels, len(self.candidates)))
         for j, a in enumerate(self.candidates):
             members, outside, level = split(a)
-            for s, k in subsets.items():
-                if s <= members:
+            for (u, s), k in subsets.items():
+                if u == universe(a) and s <= members:
                     design[k * levels + level, j] = outside
         spread = np.zeros((len(self.workload), len(subsets) * levels))
         for j, b in enumerate(self.workload):
             members, outside, level = split(b)
             for s in _subsets(members):
-                if s in subsets:
-                    spread[j, subsets[s] * levels + level] = outside * math.prod(
+                if (universe(b), s) in subsets:
+                    spread[j, subsets[universe(b), s] * levels + level] = outside * math.prod(
                         attrs[i].size - 1 for i in s
                     )
         object.__setattr__(self, "plain", plain)

@@ -53,8 +53,8 @@ def office_app(tmp_path, plan: dict | None = None, fmt: str = "csv") -> AppTest:
 
 
 def keep_the_id_unit(app: AppTest) -> AppTest:
-    """Choose the plan's id unit on the Data page again (the loaded one is lost: see
-    test_a_loaded_plan_keeps_its_id_unit), so that the rest is checked with it."""
+    """Choose the plan's id unit on the Data page again, through its widgets (the loaded
+    plan keeps it too: test_a_loaded_plan_keeps_its_id_unit)."""
     app.radio(key="unit_kind").set_value("each person / household (an id column)").run()
     app.selectbox(key="unit_column").set_value("SERIALNO").run()
     app.number_input(key="unit_max_rows").set_value(MAX_ROWS).run()
@@ -161,13 +161,6 @@ def test_every_page_works_on_the_office_plan(tmp_path) -> None:
     assert "N/A (less than 16 years old) (N)" in shown_axes(app)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 (unit: id in the dashboard): loading a plan with `unit: {kind: id}` on "
-    "the Data page resets it to `unit: row` — the 'unit_kind' radio keeps its earlier "
-    "'each row' state (its index is ignored once keyed) and pages/data.py then calls "
-    "set_unit(plan, None): households lose their protection without a word",
-)
 def test_a_loaded_plan_keeps_its_id_unit(tmp_path) -> None:
     app = office_app(tmp_path)
     assert workspace(app).plan["unit"] == PLAN["unit"]
@@ -175,11 +168,6 @@ def test_a_loaded_plan_keeps_its_id_unit(tmp_path) -> None:
     assert workspace(app).plan["unit"] == PLAN["unit"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 (labels with a statistic): the Preview's statistic table names its "
-    "cells by code ('01') and drops the labels (ui/statistics_view.py uses cell_labels)",
-)
 def test_the_preview_of_the_statistic_shows_labels(tmp_path) -> None:
     app = go(office_app(tmp_path), "pages/preview.py")
     app.button(key="draw_preview").click().run()

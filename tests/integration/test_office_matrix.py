@@ -246,12 +246,6 @@ def test_rows_left_out_of_the_statistic_are_reported(release) -> None:
     assert any("PINCP" in line for line in report), report
 
 
-@xfail(
-    "issue 24 (features compose): `consistent: true` forces the table over the discovered "
-    "LANP domain (rows with rarer languages left out) to sum to the grand total, which pulls "
-    "the total and every other table down by about the left-out rows (total 2,688 for 2,900 "
-    "kept rows, moe 23; postprocess/subtables.py treats every table as covering every row)"
-)
 def test_the_discovered_table_does_not_bias_the_grand_total(release) -> None:
     made = release("duckdb", "csv")
     assert made.result.returncode == 0, made.result.stderr
