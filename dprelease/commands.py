@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation, TableBudget
     from dprelease.data.count import EncodedData, TrueCounts
     from dprelease.data.engines import CountResult
+    from dprelease.data.fingerprint import RecordFingerprint
     from dprelease.plan.model import Plan
     from dprelease.release.background import Background
     from dprelease.release.draw import Release
@@ -214,18 +215,18 @@ def _release(
         release = draw_release(plan, encoded.counts, allocation)
         write_release(release, out)
         return release, encoded, None, allocation
-    account = _ledger_account(args, source, plan, allocation, _records_key(encoded))
+    account = _ledger_account(args, source, plan, allocation, _records_fingerprint(encoded))
     release = _charged_release(args, account, plan, encoded.counts, allocation, out)
     return release, encoded, account, allocation
 
 
-def _records_key(counted: CountResult) -> str:
-    """The ledger key the counting pass's fingerprint of the records gives."""
+def _records_fingerprint(counted: CountResult) -> RecordFingerprint:
+    """The counting pass's fingerprint of the records (its key is the ledger's)."""
     from dprelease.data.fingerprint import FingerprintAccumulator
 
     if not isinstance(counted.accumulator, FingerprintAccumulator):
         raise InternalError("the counting pass made no fingerprint for the ledger")
-    return counted.accumulator.fingerprint.key()
+    return counted.accumulator.fingerprint
 
 
 def _ledger_account(
@@ -233,7 +234,7 @@ def _ledger_account(
     source: Path | str,
     plan: Plan,
     allocation: Allocation,
-    records_key: str,
+    fingerprint: RecordFingerprint,
 ) -> Account:
     """The ledger account of this data's records (their fingerprint's key, the plan's
     `dataset:` name), its cap set and checked (no lock yet)."""
@@ -244,7 +245,7 @@ def _ledger_account(
     ledger = Ledger(args.ledger or default_ledger_path())
     # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
     legacy = dataset_key_of_file(source) if isinstance(source, Path) and source.is_file() else None
-    account = Account(ledger, records_key, plan.dataset, legacy)
+    account = Account(ledger, fingerprint, plan.dataset, legacy)
     resolved = ledger.account(account.records, account.name, account.legacy)
     if resolved.notice:
         sys.stderr.write(f"ledger: note: {resolved.notice}\n")

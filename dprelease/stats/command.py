@@ -19,22 +19,23 @@ from dprelease.data.count import TrueCounts
 if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation
     from dprelease.data.engines import CountResult
+    from dprelease.data.fingerprint import RecordFingerprint
     from dprelease.plan.model import Plan
     from dprelease.release.draw import Release
     from dprelease.release.publish import Account
 
 
-def _fingerprint_key(args: argparse.Namespace, source: Path | str) -> str:
-    """The ledger key of the records, from a streaming pass over every column."""
-    from dprelease.data.engines.arrow import scan_all
-    from dprelease.data.engines.source import describe
+def _fingerprint(args: argparse.Namespace, source: Path | str) -> RecordFingerprint:
+    """The fingerprint of the records (the ledger's key), from a pass of its own over every
+    column of any source the engines read (`dprelease.data.engines.scan_records`)."""
+    from dprelease.data.engines import locate, scan_records
     from dprelease.data.fingerprint import FingerprintAccumulator
     from dprelease.data.read import SizeLimits
 
     limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
-    accumulator = scan_all(describe(source, limits), limits, FingerprintAccumulator())
-    assert isinstance(accumulator, FingerprintAccumulator)
-    return accumulator.fingerprint.key()
+    accumulator = FingerprintAccumulator()
+    scan_records(locate(source, limits), limits, accumulator, args.spark_master)
+    return accumulator.fingerprint
 
 
 def release_with_statistics(
@@ -58,7 +59,7 @@ def release_with_statistics(
 
     def counter(completed: Plan) -> TrueCounts:
         if not completed.tables:
-            return TrueCounts(MappingProxyType({}))
+            return TrueCounts(MappingProxyType({}))  # no rows read: the statistics' are checked
         counted.append(_count(args, source, completed))
         return counted[-1].counts
 
@@ -66,7 +67,7 @@ def release_with_statistics(
         release = draw_release(plan, counter, allocation, statistics_source=statistics)
         write_release(release, out)
         return release, (counted[0] if counted else None), None
-    account = _ledger_account(args, source, plan, allocation, _fingerprint_key(args, source))
+    account = _ledger_account(args, source, plan, allocation, _fingerprint(args, source))
     release = _charged_release(args, account, plan, counter, allocation, out, statistics)
     return release, (counted[0] if counted else None), account
 

@@ -320,10 +320,11 @@ def test_a_statistics_plan_with_an_xlsx_under_a_ledger_is_charged_to_its_records
     plan, ledger = tmp_path / "plan.yaml", tmp_path / "ledger.sqlite"
     plan.write_text(STATS_PLAN)
     assert ledger_release(plan, same_records["xlsx"], ledger, tmp_path / "a") == 0
-    assert ledger_release(plan, same_records["parts"], ledger, tmp_path / "b") == 0
+    assert ledger_release(plan, same_records["csv"], ledger, tmp_path / "b") == 0
+    assert ledger_release(plan, same_records["parquet"], ledger, tmp_path / "c") == 0
     key = fingerprint_table(read_data(same_records["csv"])).key()
     book = Ledger(ledger)
-    assert len(book.datasets()) == 1 and book.balance(key).releases == 2
+    assert len(book.datasets()) == 1 and book.balance(key).releases == 3
 
 
 # --- 10: an xlsx sheet has at most 1,048,576 rows ---------------------------------------------

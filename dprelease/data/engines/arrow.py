@@ -200,7 +200,7 @@ def _accumulate(
         report = encoded.report if report is None else merge_reports([report, encoded.report])
     if report is None:
         raise DataError(f"{where} has column names but no rows of data; give at least one row.")
-    return CountResult(frozen_counts(totals), report, "arrow", accumulator)
+    return CountResult(frozen_counts(totals, report.rows_read), report, "arrow", accumulator)
 
 
 def _csv_batches(csv_file: CsvFile, where: str, columns: list[str]) -> Iterator[pa.RecordBatch]:

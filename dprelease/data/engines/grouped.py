@@ -127,7 +127,7 @@ def counts_from_groups(
         codes, _ = encode_columns(_as_read(selected, plan, spec.by), plan.schema, spec.by, weights=kept)
         counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
     report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
-    return CountResult(frozen_counts(counts), report, engine)
+    return CountResult(frozen_counts(counts, rows_read), report, engine)
 
 
 def _as_read(selected: pa.Table, plan: Plan, columns: Sequence[str]) -> pa.Table:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,6 +61,8 @@ def spark_session(master: str = DEFAULT_MASTER) -> Any:
         .set("spark.sql.caseSensitive", "true")
     )
     if SparkContext._active_spark_context is None:  # noqa: SLF001 (the one way to ask)
+        if master.startswith("local"):  # local executors run this Python (it has pyarrow)
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         quiet: dict[str, Any] = {}
         if not os.environ.get("DPRELEASE_DEBUG"):
             quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
