@@ -98,7 +98,9 @@ def read_excel(
 
 
 _WORKSHEET = re.compile(r"xl/worksheets/[^/]+\.xml")
-_DIMENSION = re.compile(rb"""<(?:[A-Za-z_][\w.-]*:)?dimension\s[^>]*ref\s*=\s*["'][^"']*?(\d+)["']""")
+_DIMENSION = re.compile(
+    rb"""<(?:[A-Za-z_][\w.-]*:)?dimension\s[^>]*ref\s*=\s*["'][^"']*?(\d+)["']"""
+)
 _CHUNK = 1 << 20
 
 
@@ -114,9 +116,9 @@ def sheet_rows(sheet_xml: IO[bytes]) -> int:
     rows = 0
     tail = b""
     while chunk := sheet_xml.read(_CHUNK):
-        if not rows and not tail and (claim := _DIMENSION.search(chunk)):
-            if int(claim.group(1)) > SHEET_ROWS:
-                return int(claim.group(1))
+        claim = None if rows or tail else _DIMENSION.search(chunk)
+        if claim and int(claim.group(1)) > SHEET_ROWS:
+            return int(claim.group(1))
         text, tail = tail + chunk, b""
         cut = text.rfind(b"<")  # an unfinished tag waits for the next chunk
         if cut != -1 and b">" not in text[cut:] and len(text) - cut <= _CHUNK:

@@ -44,7 +44,7 @@ def column_size(raw: object) -> int:
         if _finite(start) and _finite(stop) and _finite(width) and width > 0:
             if stop - start >= _CAP * width:  # compared, not divided: 1e300 / 1e-300 is inf
                 return _CAP
-            return int(math.ceil(max(0, stop - start) / width))
+            return math.ceil(max(0, stop - start) / width)
     return 0
 
 

@@ -228,9 +228,9 @@ def test_spark_prints_no_record_and_no_log_of_its_own(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text(f'id,state,sex,age\n1,01,F,30\n2,"02,M,{secret}\n3,01,"F"x{secret},40\n')
     (tmp_path / "plan.yaml").write_text(PLAN)
+    command = ["validate", str(tmp_path / "plan.yaml"), "--data", str(bad), "--engine", "spark"]
     result = subprocess.run(
-        [sys.executable, "-m", "dprelease", "validate", str(tmp_path / "plan.yaml")]
-        + ["--data", str(bad), "--engine", "spark"],
+        [sys.executable, "-m", "dprelease", *command],
         capture_output=True,
         text=True,
         cwd=ROOT,

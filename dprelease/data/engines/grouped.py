@@ -124,7 +124,9 @@ def counts_from_groups(
             counts[spec.name] = np.array([rows_kept], dtype=np.int64)
             continue
         selected, kept = rows_of(spec.by)
-        codes, _ = encode_columns(_as_read(selected, plan, spec.by), plan.schema, spec.by, weights=kept)
+        codes, _ = encode_columns(
+            _as_read(selected, plan, spec.by), plan.schema, spec.by, weights=kept
+        )
         counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
     report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
     return CountResult(frozen_counts(counts, rows_read), report, engine)

@@ -60,14 +60,14 @@ def spark_session(master: str = DEFAULT_MASTER) -> Any:
         .set("spark.sql.execution.arrow.pyspark.enabled", "true")
         .set("spark.sql.caseSensitive", "true")
     )
-    if SparkContext._active_spark_context is None:  # noqa: SLF001 (the one way to ask)
+    if SparkContext._active_spark_context is None:  # the one way to ask if one is running
         if master.startswith("local"):  # local executors run this Python (it has pyarrow)
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         quiet: dict[str, Any] = {}
         if not os.environ.get("DPRELEASE_DEBUG"):
             quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         try:
-            gateway = launch_gateway(conf, popen_kwargs=quiet)
+            gateway = launch_gateway(conf, popen_kwargs=quiet)  # type: ignore[no-untyped-call]
         except (OSError, RuntimeError):  # no Java, or the JVM did not start
             raise DataError(
                 "The spark engine could not start Spark (it needs Java 17 or later); set "
@@ -146,7 +146,7 @@ def fingerprint_spark(
 
     from dprelease.data import fingerprint
 
-    cloudpickle.register_pickle_by_value(fingerprint)
+    cloudpickle.register_pickle_by_value(fingerprint)  # type: ignore[no-untyped-call]
     with _spark_errors(source.where):
         frame = _frame(spark_session(master), source)
         parts = frame.mapInArrow(fingerprint.fingerprint_batches, fingerprint.PART_SCHEMA)
