@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation, TableBudget
     from dprelease.data.count import EncodedData, TrueCounts
     from dprelease.data.engines import CountResult
+    from dprelease.data.fingerprint import RecordFingerprint
     from dprelease.plan.model import Plan
     from dprelease.release.background import Background
     from dprelease.release.draw import Release
@@ -215,14 +216,6 @@ def _release(
         from dprelease.release.service import NO_LEDGER_WARNING
 
         sys.stderr.write(NO_LEDGER_WARNING + "\n")
-    elif isinstance(source, str):  # a URI: the ledger's fingerprint pass reads local files only
-        from dprelease.errors import DataError
-
-        raise DataError(
-            f"The ledger keys a data set by its records, read on this machine, and '{source}' "
-            "is read by Spark only: copy the data here, or give --no-ledger and record this "
-            "release's spend yourself."
-        )
     if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
         from dprelease.stats.command import release_with_statistics
 
@@ -234,7 +227,7 @@ def _release(
     allocation = allocating.result()
     if not charged:
         return _uncharged_release(plan, encoded.counts, allocation, out), encoded, None, allocation
-    account = _ledger_account(args, source, plan, allocation, _records_key(encoded))
+    account = _ledger_account(args, source, plan, allocation, _records_fingerprint(encoded))
     release = _charged_release(args, account, plan, encoded.counts, allocation, out)
     return release, encoded, account, allocation
 
@@ -255,13 +248,13 @@ def _uncharged_release(
     return release
 
 
-def _records_key(counted: CountResult) -> str:
-    """The ledger key the counting pass's fingerprint of the records gives."""
+def _records_fingerprint(counted: CountResult) -> RecordFingerprint:
+    """The counting pass's fingerprint of the records (its key is the ledger's)."""
     from dprelease.data.fingerprint import FingerprintAccumulator
 
     if not isinstance(counted.accumulator, FingerprintAccumulator):
         raise InternalError("the counting pass made no fingerprint for the ledger")
-    return counted.accumulator.fingerprint.key()
+    return counted.accumulator.fingerprint
 
 
 def _ledger_account(
@@ -269,7 +262,7 @@ def _ledger_account(
     source: Path | str,
     plan: Plan,
     allocation: Allocation,
-    records_key: str,
+    fingerprint: RecordFingerprint,
 ) -> Account:
     """The ledger account of this data's records (their fingerprint's key, the plan's
     `dataset:` name), its cap set and checked (no lock yet)."""
@@ -279,7 +272,7 @@ def _ledger_account(
     ledger = service.open_ledger(args.ledger)
     # A format-1 ledger keyed accounts by the file's bytes: a folder of parts never had one.
     legacy = dataset_key_of_file(source) if isinstance(source, Path) and source.is_file() else None
-    account = service.account_of(ledger, records_key, plan.dataset, legacy)
+    account = service.account_of(ledger, fingerprint, plan.dataset, legacy)
     resolved = service.resolve_account(account)
     if resolved.notice:
         sys.stderr.write(f"ledger: note: {resolved.notice}\n")

@@ -24,7 +24,7 @@ import streamlit as st
 from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.accounting.tradeoffs import MoeCurve
 from dprelease.data.coverage import PlanCoverage, plan_coverage
-from dprelease.data.fingerprint import fingerprint_table
+from dprelease.data.fingerprint import RecordFingerprint, fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import Ledger
@@ -83,7 +83,8 @@ class Memo:
 
     # `current_plan`: the last few plans' SHA-256 → parsed, allocated (public; oldest first)
     checked: dict[str, _Checked] = field(default_factory=dict)
-    records_key: tuple[str, str] | None = None  # `records_key`: (upload SHA-256, records key)
+    # `records_fingerprint`: (upload SHA-256, the fingerprint of its records)
+    records: tuple[str, RecordFingerprint] | None = None
     curve: tuple[str, MoeCurve] | None = None  # Budget page: (plan text, MoE against ε)
     editing_column: str | None = None  # column editor: the expander kept open while edited
     budget_error: str | None = None  # budget inputs: why the last typed value was refused
@@ -277,15 +278,20 @@ def ledger() -> Ledger:
     return open_ledger()
 
 
-def records_key(ws: Workspace) -> str:
-    """The ledger key of the upload's records (fingerprint of the parsed records), computed
-    once per upload and kept in this session only."""
+def records_fingerprint(ws: Workspace) -> RecordFingerprint:
+    """The fingerprint of the upload's parsed records, made once per upload and kept in this
+    session only (a charged release checks it saw every record it counts)."""
     upload = require_upload(ws)
-    remembered = ws.memo.records_key
+    remembered = ws.memo.records
     if remembered is None or remembered[0] != upload.sha256:
-        remembered = (upload.sha256, fingerprint_table(parsed_table(ws)).key())
-        ws.memo.records_key = remembered
+        remembered = (upload.sha256, fingerprint_table(parsed_table(ws)))
+        ws.memo.records = remembered
     return remembered[1]
+
+
+def records_key(ws: Workspace) -> str:
+    """The ledger key of the upload's records."""
+    return records_fingerprint(ws).key()
 
 
 def ledger_account(ws: Workspace, book: Ledger) -> Account:
@@ -293,4 +299,5 @@ def ledger_account(ws: Workspace, book: Ledger) -> Account:
     and the upload's SHA-256 (the key of a ledger written before accounts existed)."""
     name = ws.plan.get("dataset")
     upload = require_upload(ws)
-    return account_of(book, records_key(ws), name if isinstance(name, str) else None, upload.sha256)
+    name = name if isinstance(name, str) else None
+    return account_of(book, records_fingerprint(ws), name, upload.sha256)

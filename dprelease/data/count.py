@@ -73,9 +73,12 @@ class TrueCounts:
 
     `counts[name]` is an int64 array of the table's cells in domain order (last `by` column
     fastest, i.e. C order); a table with `by: []` has one cell, the number of rows kept.
+    `rows_read` is how many records the counting read (before the unit cap): a charged
+    release checks that the ledger's fingerprint saw at least as many (None: no data read).
     """
 
     counts: Mapping[str, np.ndarray]
+    rows_read: int | None = None
 
     def __repr__(self) -> str:
         return f"TrueCounts(<confidential counts of tables {', '.join(self.counts)}>)"
@@ -269,7 +272,7 @@ def count(encoded: EncodedData, plan: Plan) -> TrueCounts:
             table_counts = counter.count(columns, spec.shape(plan.schema), masks)
         table_counts.setflags(write=False)
         counts[spec.name] = table_counts
-    return TrueCounts(MappingProxyType(counts))
+    return TrueCounts(MappingProxyType(counts), encoded.report.rows_read)
 
 
 def _left_out_masks(encoded: EncodedData, plan: Plan, rows: int) -> dict[str, np.ndarray | None]:

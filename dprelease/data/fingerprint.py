@@ -24,6 +24,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,6 +132,16 @@ class RecordFingerprint:
 
     __add__ = combine
 
+    @classmethod
+    def of_parts(cls, parts: pa.Table) -> RecordFingerprint:
+        """The sum of parts made by `fingerprint_batches` (columns rows, total in hex)."""
+        result = cls()
+        for rows, total in zip(
+            parts.column("rows").to_pylist(), parts.column("total").to_pylist(), strict=True
+        ):
+            result = result + cls(int(rows), int(total, 16))
+        return result
+
     def key(self) -> str:
         """The ledger key: 64 lowercase hex digits (SHA-256 of the row count and the sum)."""
         text = f"dprelease-records-v1:{self.rows}:{self.total:032x}"
@@ -148,6 +159,22 @@ def fingerprint_table(table: pa.Table, batch_rows: int = 1_000_000) -> RecordFin
     return result
 
 
+PART_SCHEMA = "rows long, total string"
+"""A part's fingerprint as a row (Spark's DDL): its rows and its sum in 32 hex digits."""
+
+
+def fingerprint_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """One part's fingerprint as one row (PART_SCHEMA): for an engine that fingerprints
+    where the data live (Spark's `mapInArrow`); combine the rows with `of_parts`."""
+    part = RecordFingerprint()
+    for batch in batches:
+        part = part.add(batch)
+    yield pa.RecordBatch.from_arrays(
+        [pa.array([part.rows], pa.int64()), pa.array([f"{part.total:032x}"], pa.string())],
+        names=["rows", "total"],
+    )
+
+
 class FingerprintAccumulator:
     """A counting engine's per-batch hook (`engines.BatchAccumulator`): fingerprints every
     record batch it is shown, so that the ledger's key costs no second read of the data."""
@@ -157,6 +184,10 @@ class FingerprintAccumulator:
 
     def __call__(self, batch: pa.RecordBatch) -> None:
         self.fingerprint = self.fingerprint.add(batch)
+
+    def include(self, part: RecordFingerprint) -> None:
+        """Add records fingerprinted elsewhere (an engine's executors)."""
+        self.fingerprint = self.fingerprint + part
 
     def __repr__(self) -> str:
         return f"FingerprintAccumulator({self.fingerprint!r})"

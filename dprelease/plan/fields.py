@@ -169,9 +169,9 @@ def parse_bins(raw: object, where: str) -> tuple[int | float, ...]:
         start, stop, width = raw["start"], raw["stop"], raw["width"]
         if not all(is_number(v) for v in (start, stop, width)) or width <= 0 or stop <= start:
             raise PlanError(f"{where}: bins need numbers with start < stop and width > 0.")
-        count = int((stop - start) // width)
-        if count > 1_000_000:
+        if stop - start > 1_000_000 * width:  # compared, not divided: 1e300 / 1e-300 is inf
             raise PlanError(f"{where}: at most 1,000,000 bins are allowed.")
+        count = int((stop - start) // width)
         edges: list[int | float] = [start + i * width for i in range(count + 1)]
         if isinstance(width, float) or isinstance(start, float):
             edges = [round(e, 12) for e in edges]

@@ -42,7 +42,9 @@ def column_size(raw: object) -> int:
     if isinstance(bins, Mapping):
         start, stop, width = (bins.get(key) for key in ("start", "stop", "width"))
         if _finite(start) and _finite(stop) and _finite(width) and width > 0:
-            return int(min(math.ceil(max(0, stop - start) / width), _CAP))
+            if stop - start >= _CAP * width:  # compared, not divided: 1e300 / 1e-300 is inf
+                return _CAP
+            return math.ceil(max(0, stop - start) / width)
     return 0
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from dprelease.accounting.allocation import Allocation
 from dprelease.data.count import TrueCounts
-from dprelease.errors import ReleaseError
+from dprelease.data.fingerprint import RecordFingerprint
+from dprelease.errors import DataError, InternalError, ReleaseError
 from dprelease.ledger.store import Ledger, LedgerEntry
 from dprelease.plan.model import Plan
 from dprelease.release.draw import Release, draw_release
@@ -30,13 +31,43 @@ Progress = Callable[[float, str], None]
 
 @dataclass(frozen=True)
 class Account:
-    """Where a release is charged: the ledger, the records' fingerprint key, the plan's
-    `dataset:` name and the file's SHA-256 (finds an account of a format-1 ledger)."""
+    """Where a release is charged: the ledger, the fingerprint of the records (its key picks
+    the account), the plan's `dataset:` name and the file's SHA-256 (finds an account of a
+    format-1 ledger)."""
 
     ledger: Ledger
-    records: str
+    fingerprint: RecordFingerprint
     name: str | None = None
     legacy: str | None = None
+
+    @property
+    def records(self) -> str:
+        """The ledger key of the records."""
+        return self.fingerprint.key()
+
+
+def check_fingerprint(account: Account, rows_read: int | None) -> None:
+    """Refuse a release whose records the ledger's fingerprint did not all see.
+
+    A reader that fed the fingerprint nothing (issue 25: an .xlsx, a Spark URI) charged every
+    such release to the account of an *empty* data set, past the real records' cap. The
+    fingerprint must have seen at least one record and at least the `rows_read` counted.
+    """
+    seen = account.fingerprint.rows
+    if seen > 0 and (rows_read is None or seen >= rows_read):
+        return
+    raise DataError(
+        "The ledger's fingerprint of the data saw "
+        + ("no records" if seen == 0 else "fewer records than the release counted")
+        + ", so the release cannot be charged to the account of these records; nothing was "
+        "charged (a bug in reading this data: please report it, with the file's format)."
+    )
+
+
+def _rows_read(counts: TrueCounts) -> int | None:
+    if counts.counts and counts.rows_read is None:
+        raise InternalError("true counts made without their rows read cannot be charged")
+    return counts.rows_read
 
 
 @dataclass(frozen=True)
@@ -79,7 +110,24 @@ def charged_release(
     `statistics_source`; with discoveries, `true_counts` counts the plan once its domains are
     released (`dprelease.release.statistics.Counter`).
 
+    Refused (DataError) when the account's fingerprint saw no records, or fewer than were
+    counted or read for the statistics (`check_fingerprint`): before anything is drawn, or,
+    with a Counter, as soon as it has counted, inside the charge (which then commits nothing).
+
     Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
+    check_fingerprint(account, statistics_source.table.num_rows if statistics_source else None)
+    counts: TrueCounts | Counter
+    if isinstance(true_counts, TrueCounts):
+        check_fingerprint(account, _rows_read(true_counts))
+        counts = true_counts
+    else:
+        counter = true_counts
+
+        def counts(completed: Plan) -> TrueCounts:
+            counted = counter(completed)
+            check_fingerprint(account, _rows_read(counted))
+            return counted
+
     tables = [t.name for t in allocation.tables] + [s.name for s in allocation.statistics]
     with account.ledger.charge(
         account.records,
@@ -91,7 +139,7 @@ def charged_release(
         legacy=account.legacy,
     ) as entry:
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
-        release = draw_release(plan, true_counts, allocation, statistics_source=statistics_source)
+        release = draw_release(plan, counts, allocation, statistics_source=statistics_source)
         progress(0.85, "Building tables, metadata and report (in memory)…")
         files = release_files(release, {"release_id": release_id, "dataset": account.name})
     progress(1.0, "Done: charged to the ledger once.")

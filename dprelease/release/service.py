@@ -21,6 +21,7 @@ from typing import Any
 from dprelease.accounting.allocation import Allocation
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import TrueCounts
+from dprelease.data.fingerprint import RecordFingerprint
 from dprelease.ledger.files import default_ledger_path
 from dprelease.ledger.store import Ledger
 from dprelease.ledger.values import Account as ResolvedAccount
@@ -43,11 +44,12 @@ def open_ledger(path: str | Path | None = None) -> Ledger:
 
 
 def account_of(
-    ledger: Ledger, records_key: str, dataset: str | None, file_sha256: str | None
+    ledger: Ledger, fingerprint: RecordFingerprint, dataset: str | None, file_sha256: str | None
 ) -> Account:
-    """Where a release of these records is charged: their fingerprint's key, the plan's
-    `dataset:` name, and the data file's SHA-256 (None for a folder of parts)."""
-    return Account(ledger, records_key, dataset, file_sha256)
+    """Where a release of these records is charged: their fingerprint (its key picks the
+    account), the plan's `dataset:` name, and the data file's SHA-256 (None for a folder of
+    parts)."""
+    return Account(ledger, fingerprint, dataset, file_sha256)
 
 
 def resolve_account(account: Account) -> ResolvedAccount:
@@ -86,7 +88,7 @@ def data_account(ledger: Ledger, data: bytes, filename: str, dataset: str | None
     from dprelease.data.fingerprint import fingerprint_table
     from dprelease.data.read import read_data
 
-    records = fingerprint_table(read_data(data, filename=filename)).key()
+    records = fingerprint_table(read_data(data, filename=filename))
     return account_of(ledger, records, dataset, hashlib.sha256(data).hexdigest())
 
 

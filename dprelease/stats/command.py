@@ -20,23 +20,24 @@ from dprelease.data.count import EncodedData, TrueCounts
 if TYPE_CHECKING:
     from dprelease.accounting.allocation import Allocation
     from dprelease.data.engines import CountResult
+    from dprelease.data.fingerprint import RecordFingerprint
     from dprelease.plan.model import Plan
     from dprelease.release.draw import Release
     from dprelease.release.publish import Account
     from dprelease.stats.source import StatSource
 
 
-def _fingerprint_key(args: argparse.Namespace, source: Path | str) -> str:
-    """The ledger key of the records, from a streaming pass over every column."""
-    from dprelease.data.engines.arrow import scan_all
-    from dprelease.data.engines.source import describe
+def _fingerprint(args: argparse.Namespace, source: Path | str) -> RecordFingerprint:
+    """The fingerprint of the records (the ledger's key), from a pass of its own over every
+    column of any source the engines read (`dprelease.data.engines.scan_records`)."""
+    from dprelease.data.engines import locate, scan_records
     from dprelease.data.fingerprint import FingerprintAccumulator
     from dprelease.data.read import SizeLimits
 
     limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
-    accumulator = scan_all(describe(source, limits), limits, FingerprintAccumulator())
-    assert isinstance(accumulator, FingerprintAccumulator)
-    return accumulator.fingerprint.key()
+    accumulator = FingerprintAccumulator()
+    scan_records(locate(source, limits), limits, accumulator, args.spark_master)
+    return accumulator.fingerprint
 
 
 def with_statistics(
@@ -70,14 +71,14 @@ def release_with_statistics(
 
     def counter(completed: Plan) -> TrueCounts:
         if not completed.tables:
-            return TrueCounts(MappingProxyType({}))
+            return TrueCounts(MappingProxyType({}))  # no rows read: the statistics' are checked
         counted.append(_count(args, source, completed))
         return counted[-1].counts
 
     if args.no_ledger:
         release = _uncharged_release(plan, counter, allocation, out, statistics)
         return release, with_statistics(counted[0] if counted else None, statistics, plan), None
-    account = _ledger_account(args, source, plan, allocation, _fingerprint_key(args, source))
+    account = _ledger_account(args, source, plan, allocation, _fingerprint(args, source))
     release = _charged_release(args, account, plan, counter, allocation, out, statistics)
     return release, with_statistics(counted[0] if counted else None, statistics, plan), account
 

@@ -251,23 +251,3 @@ def test_spark_reads_a_file_uri(tmp_path: Path, capsys: pytest.CaptureFixture[st
     uri = parquet.as_uri()
     assert main(["validate", str(SAMPLE_PLAN), "--data", uri, "--engine", "spark"]) == 0
     assert "50,000 rows read" in capsys.readouterr().err
-
-
-def test_a_uri_release_says_the_ledger_cannot_read_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Issue 24: `release` charges the ledger by default, whose account is the records'
-    fingerprint, made on this machine. Data only Spark reads are refused before Spark starts,
-    in one line that says what to do (it was "Failed to open local file", exit 2 after Spark)."""
-    from dprelease.cli import main
-
-    args = ["release", str(SAMPLE_PLAN), "--data", "hdfs:///census/persons", "--engine", "spark"]
-    status = main([*args, "--out", str(tmp_path / "r")])
-    err = capsys.readouterr().err
-    assert status == 2 and err.count("\n") == 1, err
-    assert err == (
-        "error: The ledger keys a data set by its records, read on this machine, and "
-        "'hdfs:///census/persons' is read by Spark only: copy the data here, or give "
-        "--no-ledger and record this release's spend yourself.\n"
-    )
-    assert not (tmp_path / "r").exists()

@@ -31,7 +31,7 @@ from dprelease.data.engines.result import (
 from dprelease.data.engines.source import DataSource, check_columns
 from dprelease.data.read import SizeLimits
 from dprelease.data.report import DataReport, merge_reports
-from dprelease.errors import DataError
+from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 
 BATCH_ROWS = 1 << 20
@@ -60,15 +60,13 @@ def count_arrow(
     new_accumulator: Callable[[], BatchAccumulator] | None = None,
 ) -> CountResult:
     """True counts and data report by streaming batches (unit: row only)."""
+    if source.fmt == "excel":
+        return count_excel(source, plan, limits, new_accumulator)
     if plan.unit.kind == "id":
         raise DataError(
             "The arrow engine counts batch by batch, so it cannot cap the rows per unit "
             "(`unit: id`); use --engine duckdb or spark (auto picks one)."
         )
-    if source.fmt == "excel":  # at most MAX_EXCEL_BYTES unpacked: read whole
-        encoded = load_data(source.location, plan, max_bytes=limits.max_bytes)
-        accumulator = new_accumulator() if new_accumulator else None
-        return CountResult(count(encoded, plan), encoded.report, "arrow", accumulator)
     needed = check_columns(source, plan)
     if new_accumulator is None and _small_csv(source):
         # measured: one multithreaded read is faster than streaming at this size (1 M rows
@@ -85,6 +83,31 @@ def count_arrow(
     return _with_retries(source, read, counted)
 
 
+def count_excel(
+    source: DataSource,
+    plan: Plan,
+    limits: SizeLimits,
+    new_accumulator: Callable[[], BatchAccumulator] | None = None,
+) -> CountResult:
+    """An .xlsx on every engine: at most MAX_EXCEL_BYTES unpacked, so it is read whole, once,
+    every column as text; the accumulator sees those records, the in-memory path counts them
+    (`unit: id` included: every row of a unit is in the one table)."""
+    table = _excel_table(source, limits)
+    accumulator = new_accumulator() if new_accumulator else None
+    if accumulator is not None:
+        for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+            accumulator(batch)
+    read = dataclasses.replace(source, columns=tuple(table.column_names))
+    encoded = encode(table.select(check_columns(read, plan)), plan)
+    return CountResult(count(encoded, plan), encoded.report, "arrow", accumulator)
+
+
+def _excel_table(source: DataSource, limits: SizeLimits) -> pa.Table:
+    from dprelease.data.read import read_data
+
+    return read_data(source.location, max_bytes=limits.max_bytes, max_rows=limits.max_rows)
+
+
 def _small_csv(source: DataSource) -> bool:
     """A CSV file small enough to read whole (IN_MEMORY_BYTES on disk)."""
     from pathlib import Path
@@ -98,8 +121,15 @@ def scan_all(
     """Feed every batch, all columns, to `accumulator` (for engines that do not stream here).
 
     On a retry (another encoding, longer lines) the accumulator sees the data again from the
-    start; give one that a new pass resets, or make it after a successful count.
+    start; give one that a new pass resets, or make it after a successful count. An .xlsx is
+    read whole (`count_excel`); a URI only Spark reads (`spark.fingerprint_spark`).
     """
+    if source.remote:
+        raise InternalError("a URI is read by Spark, not scanned here")
+    if source.fmt == "excel":
+        for batch in _excel_table(source, limits).to_batches(max_chunksize=BATCH_ROWS):
+            accumulator(batch)
+        return accumulator
 
     def scanned(batches: Iterator[pa.RecordBatch]) -> BatchAccumulator:
         rows = 0
@@ -170,7 +200,7 @@ def _accumulate(
         report = encoded.report if report is None else merge_reports([report, encoded.report])
     if report is None:
         raise DataError(f"{where} has column names but no rows of data; give at least one row.")
-    return CountResult(frozen_counts(totals), report, "arrow", accumulator)
+    return CountResult(frozen_counts(totals, report.rows_read), report, "arrow", accumulator)
 
 
 def _csv_batches(csv_file: CsvFile, where: str, columns: list[str]) -> Iterator[pa.RecordBatch]:

@@ -8,12 +8,14 @@ lines) is handed to the Arrow engine, which reads it or says in one line what is
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from dprelease.data.engines.arrow import block_bytes
-from dprelease.data.engines.grouped import counts_from_groups, grouping_query
+from dprelease.data.engines.grouped import counts_from_groups, grouping_query, positional
 from dprelease.data.engines.result import CountResult
 from dprelease.data.engines.source import DataSource, check_columns
 from dprelease.data.read import SizeLimits
@@ -24,21 +26,25 @@ MEMORY_LIMIT = "600MB"  # DuckDB's own buffers; the rest of a release stays well
 DUCKDB_LINE_BYTES = 2 << 20  # its buffers are 16 lines: longer lines go to the Arrow engine
 
 
-def quote_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def literal_path(path: str) -> str:
+    """A path as DuckDB reads exactly that file: its glob characters (`*`, `?`, `[`) in
+    brackets, so `d[12].csv` is the file of that name, not `d1.csv` and `d2.csv`."""
+    return _literal(re.sub(r"([*?\[])", r"[\1]", str(Path(path).absolute())))
+
+
 def _relation(source: DataSource) -> str:
+    """The source read with its columns named by position (`grouped.positional`)."""
+    names = positional(source.columns)
     if source.fmt == "parquet":
-        files = ", ".join(_literal(f) for f in source.files)
-        return f"read_parquet([{files}])"
-    columns = ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in source.columns)
+        files = ", ".join(literal_path(f) for f in source.files)
+        return f"read_parquet([{files}]) AS source({', '.join(names)})"
+    columns = ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in names)
     return (
-        f"read_csv({_literal(source.location)}, header = true, auto_detect = false, "
+        f"read_csv({literal_path(source.location)}, header = true, auto_detect = false, "
         f"columns = {{{columns}}}, delim = {_literal(source.delimiter)}, quote = '\"', "
         "escape = '\"', strict_mode = true, null_padding = false, "
         f"max_line_size = {min(block_bytes(), DUCKDB_LINE_BYTES)})"
@@ -69,7 +75,7 @@ def count_duckdb(source: DataSource, plan: Plan, limits: SizeLimits) -> CountRes
         connection: Any = duckdb.connect(
             config={"memory_limit": MEMORY_LIMIT, "temp_directory": spill}
         )
-        query = grouping_query(plan, _relation(source), quote_identifier, "random()")
+        query = grouping_query(plan, _relation(source), source.columns, "random()")
         try:
             groups = connection.sql(query).to_arrow_table()
         except duckdb.Error:

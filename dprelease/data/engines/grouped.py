@@ -18,7 +18,7 @@ over files and batches, so the cap is exact and the kept rows are a uniform rand
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -44,13 +44,24 @@ def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
     return list(sets.values()) or [()]
 
 
-def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], random: str) -> str:
-    """The one query: `relation` is the engine's read of the source, `quote` its identifiers."""
+def positional(columns: Sequence[str]) -> list[str]:
+    """The names the query gives the source's columns: c0, c1, … by position.
+
+    The data's own names never reach SQL: a data column called `_kept` or `_g0` cannot clash
+    with the query's names, and `SEX` and `sex` stay two columns in a case-blind engine.
+    """
+    return [f"c{i}" for i in range(len(columns))]
+
+
+def grouping_query(plan: Plan, relation: str, columns: Sequence[str], random: str) -> str:
+    """The one query over `relation`, the engine's read of the source with its `columns`
+    renamed by position (`positional`). Plan column i comes out as `v<i>`."""
     used = list(plan.used_columns)
+    sql = {name: f"c{columns.index(name)}" for name in [*used, plan.unit.column or ""] if name}
     if plan.unit.kind == "id" and plan.unit.column:
-        needed = ", ".join(quote(n) for n in dict.fromkeys([*used, plan.unit.column]))
+        needed = ", ".join(sql[n] for n in dict.fromkeys([*used, plan.unit.column]))
         keep = (
-            f"row_number() OVER (PARTITION BY {quote(plan.unit.column)} ORDER BY _random) "
+            f"row_number() OVER (PARTITION BY {sql[plan.unit.column]} ORDER BY _random) "
             f"<= {int(plan.unit.max_rows)}"
         )
         shuffled = f"(SELECT {needed}, {random} AS _random FROM {relation}) AS shuffled"
@@ -60,16 +71,16 @@ def grouping_query(plan: Plan, relation: str, quote: Callable[[str], str], rando
         counts = "count(*) AS _kept"
     if not used:
         return f"SELECT {counts} FROM {relation}"
-    sets = ", ".join("(" + ", ".join(quote(n) for n in s) + ")" for s in grouping_sets(plan))
-    columns = ", ".join(quote(n) for n in used)
-    flags = ", ".join(f"grouping({quote(n)}) AS _g{i}" for i, n in enumerate(used))
-    return f"SELECT {columns}, {flags}, {counts} FROM {relation} GROUP BY GROUPING SETS ({sets})"
+    sets = ", ".join("(" + ", ".join(sql[n] for n in s) + ")" for s in grouping_sets(plan))
+    values = ", ".join(f"{sql[n]} AS v{i}" for i, n in enumerate(used))
+    flags = ", ".join(f"grouping({sql[n]}) AS _g{i}" for i, n in enumerate(used))
+    return f"SELECT {values}, {flags}, {counts} FROM {relation} GROUP BY GROUPING SETS ({sets})"
 
 
 def counts_from_groups(
     plan: Plan, groups: pa.Table, where: str, engine: str, max_rows: int | None
 ) -> CountResult:
-    """True counts and data report from the grouped rows (columns, _g<i>, _kept[, _all]).
+    """True counts and data report from the grouped rows (v<i>, _g<i>, _kept[, _all]).
 
     `_g<i>` is 1 where column i is not grouped (SQL's grouping()): together they name the set.
     `_all` (rows before the unit cap) is there only for `unit: id`.
@@ -104,7 +115,7 @@ def counts_from_groups(
     for name in used:
         selected, kept = rows_of(next(s for s in sets if name in s))
         _, (column_report,) = encode_columns(
-            _as_read(selected, [name]), plan.schema, [name], weights=kept
+            _as_read(selected, plan, [name]), plan.schema, [name], weights=kept
         )
         reports.append(column_report)
     counts: dict[str, np.ndarray] = {}
@@ -113,15 +124,18 @@ def counts_from_groups(
             counts[spec.name] = np.array([rows_kept], dtype=np.int64)
             continue
         selected, kept = rows_of(spec.by)
-        codes, _ = encode_columns(_as_read(selected, spec.by), plan.schema, spec.by, weights=kept)
+        codes, _ = encode_columns(
+            _as_read(selected, plan, spec.by), plan.schema, spec.by, weights=kept
+        )
         counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
     report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
-    return CountResult(frozen_counts(counts), report, engine)
+    return CountResult(frozen_counts(counts, rows_read), report, engine)
 
 
-def _as_read(selected: pa.Table, columns: Sequence[str]) -> pa.Table:
-    """The grouped values typed as `read_data` would give them (text stays text)."""
-    return pa.table([selected.column(n) for n in columns], names=list(columns))
+def _as_read(selected: pa.Table, plan: Plan, columns: Sequence[str]) -> pa.Table:
+    """The grouped values of `columns` under their plan names (text stays text)."""
+    used = list(plan.used_columns)
+    return pa.table([selected.column(f"v{used.index(n)}") for n in columns], names=list(columns))
 
 
 def _cells(

@@ -37,10 +37,10 @@ class CountResult:
         return f"CountResult(<confidential counts and report>, engine={self.engine!r})"
 
 
-def frozen_counts(counts: Mapping[str, np.ndarray]) -> TrueCounts:
+def frozen_counts(counts: Mapping[str, np.ndarray], rows_read: int) -> TrueCounts:
     for array in counts.values():
         array.setflags(write=False)
-    return TrueCounts(MappingProxyType(dict(counts)))
+    return TrueCounts(MappingProxyType(dict(counts)), rows_read)
 
 
 def empty_counts(plan: Plan) -> dict[str, np.ndarray]:
