@@ -1,0 +1,164 @@
+"""The library's layers, read from its own imports (issue 26).
+
+The module map in `dprelease/__init__.py` states the order: each top-level line imports only
+from lines above it or from its own subpackage. Every import is read (module-level,
+`TYPE_CHECKING` and function-level alike), from the source, so a lazy import cannot hide one.
+
+The order is not kept yet: the imports against it and the circles of modules that this stop
+found are listed below, and the tests fail on any *new* one (a pair of layers not listed, more
+imports in a listed pair, a new circle), so the house cannot get worse while the next step of
+issue 26 empties both lists. When a fix removes one, shrink its entry: a stale entry fails too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+from helpers import ROOT
+
+PACKAGE = ROOT / "dprelease"
+
+AGAINST_THE_ORDER: dict[tuple[str, str], int] = {
+    ("accounting", "postprocess"): 1,
+    ("accounting", "stats"): 9,
+    ("accounting", "strategy"): 9,
+    ("data", "stats"): 1,
+    ("data", "strategy"): 3,
+    ("plan", "data"): 1,
+    ("plan", "stats"): 4,
+    ("postprocess", "release"): 1,
+    ("postprocess", "strategy"): 3,
+    ("release", "risk"): 1,
+    ("release", "stats"): 14,
+    ("stats", "commands"): 2,
+}
+"""(importing layer, imported layer): how many imports run against the stated order today."""
+
+CIRCLES: set[frozenset[str]] = {
+    frozenset({"plan.model", "plan.statistic"}),
+    frozenset({"data.excel", "data.read"}),
+    frozenset(
+        {
+            "accounting.allocated",
+            "accounting.allocation",
+            "accounting.statistic_budget",
+            "accounting.statistics",
+            "accounting.strategy_allocation",
+        }
+    ),
+    frozenset({"release.export", "release.report"}),
+    frozenset({"commands", "stats.command"}),
+}
+"""Modules that import each other in a loop today (names below `dprelease.`)."""
+
+
+def stated_order() -> list[str]:
+    """The top-level lines of the module map, in order (`plan/` → plan, `cli.py` → cli)."""
+    docstring = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text("utf-8")))
+    assert docstring is not None
+    return [m.group(1) for m in re.finditer(r"^- (\w+)(?:/|\.py)", docstring, re.MULTILINE)]
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the library by its name below `dprelease.` (a package by its own)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(path: Path) -> Iterator[str]:
+    """Each `dprelease...` module a file imports, anywhere in it (names below `dprelease.`);
+    `from dprelease.x import y` yields `x.y` when that is a module, else `x`."""
+    known = modules()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not node.module.startswith("dprelease."):
+                continue
+            base = node.module.removeprefix("dprelease.")
+            submodules = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known]
+            yield from submodules or [base]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("dprelease."):
+                    yield alias.name.removeprefix("dprelease.")
+
+
+def test_the_module_map_names_every_top_level_part() -> None:
+    order = stated_order()
+    top = {name.split(".")[0] for name in modules()} - {"_lazy", "__main__"}
+    assert set(order) == top, "the module map in dprelease/__init__.py lists every part once"
+
+
+def test_no_new_import_against_the_stated_order() -> None:
+    rank = {name: i for i, name in enumerate(stated_order())}
+    rank["_lazy"] = -1  # the lazy re-export helper sits under everything
+    found: Counter[tuple[str, str]] = Counter()
+    for name, path in modules().items():
+        layer = name.split(".")[0]
+        if layer == "__main__" or "." not in name and path.name == "__init__.py":
+            continue
+        for imported in imports(path):
+            target = imported.split(".")[0]
+            if target != layer and rank[target] > rank[layer]:
+                found[(layer, target)] += 1
+    assert dict(found) == AGAINST_THE_ORDER
+
+
+def test_no_new_circle_of_modules() -> None:
+    known = modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for name, path in known.items():
+        graph[name] |= {m for m in imports(path) if m in known and m != name}
+    assert set(strongly_connected(graph, list(known))) == CIRCLES
+
+
+def strongly_connected(graph: dict[str, set[str]], nodes: list[str]) -> list[frozenset[str]]:
+    """Tarjan's strongly connected components of more than one node, iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[frozenset[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(frozenset(component))
+    return circles
