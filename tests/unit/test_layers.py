@@ -104,7 +104,7 @@ def test_no_new_import_against_the_stated_order() -> None:
     found: Counter[tuple[str, str]] = Counter()
     for name, path in modules().items():
         layer = name.split(".")[0]
-        if layer == "__main__" or "." not in name and path.name == "__init__.py":
+        if layer == "__main__" or ("." not in name and path.name == "__init__.py"):
             continue
         for imported in imports(path):
             target = imported.split(".")[0]
