@@ -61,7 +61,7 @@ def code_download(ws: Workspace) -> None:
         file_name="dprelease-release.ipynb",
         mime="application/x-ipynb+json",
         key="download_notebook",
-        help=f"Code that loads this plan, reads {data} from the notebook's folder, releases "
+        help=f"Code that loads this plan, reads {md(data)} from the notebook's folder, releases "
         "through the dprelease library (charging the same ledger) and shows the tables with "
         "their margins. Running it spends the budget; downloading it does not.",
     )
