@@ -3,7 +3,7 @@
 state, a discovered domain, `unit: id`) loaded on the Data page, then every page in AppTest:
 no exception, no st.error, labels shown as "label (code)", and a release whose tables add up.
 
-The plan labels AGEP's bins too. Known bugs are `xfail(strict=True)`, one test per cause.
+The plan labels AGEP's bins too.
 """
 
 from __future__ import annotations

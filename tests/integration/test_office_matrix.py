@@ -5,8 +5,8 @@ CSV/Parquet/xlsx), risk, reconstruct, ledger show.
 
 Each release is checked the same way (`check_release`): every count table adds up to the grand
 total, shared margins agree, PUMA sums to STATE, every labelled code column is followed by its
-`C_label` with the codebook's label. Known bugs of issue 24 (and of the contract's §5) are
-`xfail(strict=True)`, one test per cause, so that each fix turns exactly its tests green.
+`C_label` with the codebook's label. Every cell of the matrix passes (the bugs it found at
+stop 14 were strict xfails until their fixes landed: none is left).
 
 The plan labels AGEP's bins too (`C_label` after a binned column, as after a code column).
 """
@@ -50,20 +50,6 @@ for _column, _code, _label, _ in codebook_rows():
 LABELS["AGEP"] = AGE_BIN_LABELS
 
 
-def xfail(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=reason)
-
-
-XLSX_WITH_ID = xfail(
-    "issue 24 (every file format): with `unit: id` an .xlsx file is refused by every engine "
-    "(auto/duckdb: 'not UTF-8 CSV or Parquet'; --engine duckdb even says 'not readable text'; "
-    "spark: 'save the workbook as CSV'), so an Excel person file with household ids cannot be "
-    "released or validated"
-)
-ARROW_WITH_ID = xfail(
-    "issue 24 (every engine): the arrow engine refuses `unit: id` ('counts batch by batch, so "
-    "it cannot cap the rows per unit'); documented in the README's Census scale section"
-)
 SPARK = pytest.mark.skipif(
     shutil.which("java") is None or importlib.util.find_spec("pyspark") is None,
     reason="needs Java and PySpark",
@@ -181,7 +167,7 @@ def test_plan_json_lists_every_table_the_statistic_and_the_discovery(office: Pat
     assert planned["total"]["epsilon"] <= PLAN["budget"]["epsilon"]
 
 
-@pytest.mark.parametrize("fmt", ["csv", "parquet", pytest.param("xlsx", marks=XLSX_WITH_ID)])
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "xlsx"])
 def test_validate_accepts_the_plan_and_the_data(office: Path, fmt: str) -> None:
     result = run("validate", plan_file(office, fmt))
     assert result.returncode == 0, result.stderr
@@ -193,10 +179,10 @@ def test_validate_accepts_the_plan_and_the_data(office: Path, fmt: str) -> None:
     [
         ("duckdb", "csv"),
         ("duckdb", "parquet"),
-        pytest.param("duckdb", "xlsx", marks=XLSX_WITH_ID),
-        pytest.param("arrow", "csv", marks=ARROW_WITH_ID),
-        pytest.param("arrow", "parquet", marks=ARROW_WITH_ID),
-        pytest.param("arrow", "xlsx", marks=ARROW_WITH_ID),
+        ("duckdb", "xlsx"),
+        ("arrow", "csv"),
+        ("arrow", "parquet"),
+        ("arrow", "xlsx"),
         pytest.param("spark", "parquet", marks=[SPARK, pytest.mark.slow]),
     ],
 )

@@ -173,8 +173,30 @@ def test_auto_picks_an_engine_that_can_cap_units(generated: dict[str, Path]) -> 
         )
     )
     assert count_data(generated["parquet"], plan).engine == "duckdb"
-    with pytest.raises(DataError, match="cannot cap the rows per unit"):
-        count_data(generated["parquet"], plan, engine="arrow")
+    with pytest.raises(DataError, match=r"caps the rows per unit \(`unit: id`\) only for a file"):
+        count_data(generated["parts"], plan, engine="arrow")  # a folder streams: refused
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_arrow_caps_units_of_a_file_it_reads_whole(
+    kind: str, generated: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24 (every engine with `unit: id`): a file that fits in memory is read whole and
+    capped by the in-memory path, so every unit's rows are seen together; a larger one is
+    refused in one line naming the engines that stream it."""
+    unit = "{kind: id, column: household, max_rows: 2}"
+    plan = load_plan(write_plan(generated["csv"].parent, "data.csv", unit))
+    encoded = load_data(generated["csv"], plan)
+    result = count_data(generated[kind], plan, engine="arrow")
+    assert result.engine == "arrow"
+    assert result.report.rows_dropped_by_unit_cap == encoded.report.rows_dropped_by_unit_cap
+    assert result.report.rows_dropped_by_unit_cap > 1_000
+    expected = count(encoded, plan)
+    for name in ("total", "state", "state_by_size"):  # unit-level columns: whichever rows kept
+        np.testing.assert_array_equal(result.counts.counts[name], expected.counts[name])
+    monkeypatch.setattr(arrow_engine, "IN_MEMORY_BYTES", 0)
+    with pytest.raises(DataError, match="use --engine duckdb or spark"):
+        count_data(generated[kind], plan, engine="arrow")
 
 
 def test_an_accumulator_sees_every_batch_with_every_column(

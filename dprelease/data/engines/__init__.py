@@ -8,7 +8,7 @@
 `auto` picks DuckDB for Parquet (measured 3× faster than Arrow at 100 M rows, see the README)
 and for `unit: id`; Arrow for CSV (measured as fast as DuckDB's own query), when DuckDB is
 not installed, and when an accumulator must see every batch. An .xlsx (at most 200 MB
-unpacked) is read whole, once, on every engine (`arrow.count_excel`).
+unpacked) is read whole, once, on every engine (`arrow.count_whole`).
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ def count_data(
     if source.remote and engine not in ("auto", "spark"):
         raise DataError(f"Only the spark engine reads '{source.location}'; give --engine spark.")
     if source.fmt == "excel":
-        from dprelease.data.engines.arrow import count_excel
+        from dprelease.data.engines.arrow import count_whole
 
-        return count_excel(source, plan, limits, new_accumulator)
+        return count_whole(source, plan, limits, new_accumulator)
     chosen = (
         choose_engine(source, plan, new_accumulator is not None) if engine == "auto" else engine
     )

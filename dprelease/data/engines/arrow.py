@@ -6,8 +6,11 @@ of parts) in batches of BATCH_ROWS, reading only the plan's columns, or all of t
 accumulator (a fingerprint of the records) must see every batch. Each batch goes through the
 in-memory path's own `encode` and `count`, so the sums are exactly its counts and report.
 
-It cannot cap the rows of a unit (`unit: id`) whose rows lie in different batches; DuckDB
-and Spark can (see `grouped`), and `auto` picks one of them for such plans.
+Streaming cannot cap the rows of a unit (`unit: id`) whose rows lie in different batches, so
+under `unit: id` a file of at most IN_MEMORY_BYTES (an .xlsx always) is read whole, once, and
+counted by the in-memory path, which caps every unit over all its rows; a larger file or a
+folder is refused with the engines that stream it (DuckDB and Spark cap across batches, see
+`grouped`, and `auto` picks one of them for such plans).
 """
 
 from __future__ import annotations
@@ -61,12 +64,15 @@ def count_arrow(
 ) -> CountResult:
     """True counts and data report by streaming batches (unit: row only)."""
     if source.fmt == "excel":
-        return count_excel(source, plan, limits, new_accumulator)
+        return count_whole(source, plan, limits, new_accumulator)
     if plan.unit.kind == "id":
-        raise DataError(
-            "The arrow engine counts batch by batch, so it cannot cap the rows per unit "
-            "(`unit: id`); use --engine duckdb or spark (auto picks one)."
-        )
+        if not _fits_in_memory(source):
+            raise DataError(
+                f"The arrow engine caps the rows per unit (`unit: id`) only for a file of at "
+                f"most {IN_MEMORY_BYTES >> 20} MB, read whole; {source.where} is larger or a "
+                "folder: use --engine duckdb or spark (auto picks one)."
+            )
+        return count_whole(source, plan, limits, new_accumulator)
     needed = check_columns(source, plan)
     if new_accumulator is None and _small_csv(source):
         # measured: one multithreaded read is faster than streaming at this size (1 M rows
@@ -83,16 +89,17 @@ def count_arrow(
     return _with_retries(source, read, counted)
 
 
-def count_excel(
+def count_whole(
     source: DataSource,
     plan: Plan,
     limits: SizeLimits,
     new_accumulator: Callable[[], BatchAccumulator] | None = None,
 ) -> CountResult:
-    """An .xlsx on every engine: at most MAX_EXCEL_BYTES unpacked, so it is read whole, once,
-    every column as text; the accumulator sees those records, the in-memory path counts them
-    (`unit: id` included: every row of a unit is in the one table)."""
-    table = _excel_table(source, limits)
+    """A file read whole, once: an .xlsx on every engine (at most MAX_EXCEL_BYTES unpacked,
+    every column as text), and a small CSV or Parquet file under `unit: id`. The accumulator
+    sees those records, the in-memory path counts them (`unit: id` included: every row of a
+    unit is in the one table)."""
+    table = _whole_table(source, limits)
     accumulator = new_accumulator() if new_accumulator else None
     if accumulator is not None:
         for batch in table.to_batches(max_chunksize=BATCH_ROWS):
@@ -102,10 +109,18 @@ def count_excel(
     return CountResult(count(encoded, plan), encoded.report, "arrow", accumulator)
 
 
-def _excel_table(source: DataSource, limits: SizeLimits) -> pa.Table:
+def _whole_table(source: DataSource, limits: SizeLimits) -> pa.Table:
     from dprelease.data.read import read_data
 
     return read_data(source.location, max_bytes=limits.max_bytes, max_rows=limits.max_rows)
+
+
+def _fits_in_memory(source: DataSource) -> bool:
+    """A single local file of at most IN_MEMORY_BYTES on disk (not a folder, not a URI)."""
+    from pathlib import Path
+
+    path = Path(source.location)
+    return path.is_file() and path.stat().st_size <= IN_MEMORY_BYTES
 
 
 def _small_csv(source: DataSource) -> bool:
@@ -122,12 +137,12 @@ def scan_all(
 
     On a retry (another encoding, longer lines) the accumulator sees the data again from the
     start; give one that a new pass resets, or make it after a successful count. An .xlsx is
-    read whole (`count_excel`); a URI only Spark reads (`spark.fingerprint_spark`).
+    read whole (`count_whole`); a URI only Spark reads (`spark.fingerprint_spark`).
     """
     if source.remote:
         raise InternalError("a URI is read by Spark, not scanned here")
     if source.fmt == "excel":
-        for batch in _excel_table(source, limits).to_batches(max_chunksize=BATCH_ROWS):
+        for batch in _whole_table(source, limits).to_batches(max_chunksize=BATCH_ROWS):
             accumulator(batch)
         return accumulator
 
