@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from dprelease.accounting.allocation import allocate
+from dprelease.plan.parse import parse_plan
 from dprelease.postprocess.accuracy import accuracy_after_postprocessing
-from helpers.plans import make_plan
+from helpers.plans import plan_dict
 
 SIMULATIONS = 2000
 TRUTH = np.array([i % 6 for i in range(18)])  # small counts: clipping at 0 matters
@@ -39,12 +40,11 @@ def _exact(scale: float, truth: np.ndarray) -> tuple[float, float, float, float]
 
 
 def _simulated(measured: np.ndarray, seed: int) -> tuple[float, float, float]:
-    plan = make_plan(
-        [{"name": "age_by_sex", "by": ["age", "sex"]}],
-        accounting="pure",
-        epsilon=0.5,
-        allocation="equal",
-    )
+    raw = plan_dict(accounting="pure", epsilon=0.5, allocation="equal")
+    raw["tables"] = [{"name": "age_by_sex", "by": ["age", "sex"]}]
+    # one table: the cellwise clipping error alone (consistency is on by default since stop 14)
+    raw["postprocess"] = {**raw.get("postprocess", {}), "consistent": False}
+    plan = parse_plan(raw)
     assert not plan.postprocess.consistent and plan.postprocess.nonnegative
     allocation = allocate(plan)
     accuracy = accuracy_after_postprocessing(

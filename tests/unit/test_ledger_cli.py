@@ -112,7 +112,7 @@ def test_release_charges_the_default_ledger_without_being_asked(tmp_path, plan, 
     key = records_key(tmp_path / "people.csv")
     first = run("release", "plan.json", "--out", "r1", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "ledger: this release spent ε = 1.0" in first.stderr
+    assert "ledger: this release spent ε = 1;" in first.stderr
     book = Ledger(ledger_file)
     assert book.balance(key).releases == 1
     entry = book.entries(key)[0]

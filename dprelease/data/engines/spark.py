@@ -84,9 +84,18 @@ def spark_session(master: str = DEFAULT_MASTER) -> Any:
     return session
 
 
+def _require_pyspark() -> None:
+    """A missing PySpark is one line naming the install (before any of its modules is used)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise DataError(SPARK_INSTALL) from None
+
+
 @contextmanager
 def _spark_errors(where: str) -> Iterator[None]:
     """Spark's errors as one line that names no value (their text may quote a record)."""
+    _require_pyspark()
     from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
 
@@ -147,6 +156,7 @@ def fingerprint_spark(
     """The records' fingerprint, made where the data live: each partition's part on its
     executor (`fingerprint.fingerprint_batches`), only the parts' sums reach the driver. The
     fingerprint module travels by value, so executors need pyarrow and numpy, not dprelease."""
+    _require_pyspark()
     from pyspark import cloudpickle
 
     from dprelease.data import fingerprint
