@@ -148,7 +148,7 @@ def one_way(labels: Sequence[str], series: dict[str, np.ndarray], title: str) ->
             title=title,
             xaxis={**x_axis, "automargin": True},
             height=PLOT_PX + 60 + below_px,
-            margin={"l": 10, "r": 10, "t": 60, "b": below_px},
+            margin={"l": 40, "r": 10, "t": 60, "b": below_px},  # room for a slanted first label
         )
         return figure
     order = np.argsort(-np.asarray(list(series.values())[-1]), kind="stable")[:MAX_BARS]

@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 import pytest
+import streamlit  # noqa: F401  (sets plotly's default template to the one the app draws with)
 
 from helpers.browser import BROWSER_TEST, CHROMIUM_FLAGS, SCREENSHOTS, chromium_path
 from ui import charts
