@@ -34,9 +34,17 @@ SURVEY = "sex,age,region\n" + "".join(
 
 
 def reload_as_new_session(page) -> None:
+    """A reload is a new session; a browser whose plan was kept is offered it back first, and
+    the offer is the whole page (issue 24): start afresh, which keeps nothing of the data."""
     page.reload()
-    page.get_by_role("heading", name="1 · Data").wait_for()
+    heading = page.get_by_role("heading", name="1 · Data")
+    offer = page.locator(".st-key-resume_box")
+    heading.or_(offer).first.wait_for()
     wait_idle(page)
+    if offer.count():
+        page.locator(".st-key-resume_decline").get_by_role("button").click()
+        heading.wait_for()
+        wait_idle(page)
 
 
 def open_page(browser, url: str):
