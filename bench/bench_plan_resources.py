@@ -27,7 +27,7 @@ from dprelease.accounting import strategy_allocation  # noqa: E402, F401
 from dprelease.accounting.allocation import allocate  # noqa: E402
 from dprelease.accounting.dgauss_pld import _pld_module  # noqa: E402
 from dprelease.plan.parse import parse_plan  # noqa: E402
-from helpers.random_plans import random_plan  # noqa: E402
+from helpers.random_plans import approx_plan, random_plan, two_valued_plan  # noqa: E402
 from helpers.resources import in_child, run_plan  # noqa: E402
 
 
@@ -43,25 +43,10 @@ def summary(raw: dict) -> str:
 
 
 def issue_plans() -> dict[str, dict]:
-    columns = {f"c{i}": {"kind": "categorical", "domain": ["a", "b"]} for i in range(14)}
-    k14 = {
-        "version": 1,
-        "columns": columns,
-        "tables": [{"name": "t", "by": list(columns)}],
-        "budget": {"epsilon": 1.0, "delta": 1e-10},
+    return {
+        "k = 14 two-valued columns": two_valued_plan(14),
+        "approx ε = 0.001, 4 tables": approx_plan(0.001),
     }
-    approx = {
-        "version": 1,
-        "columns": {
-            "sex": {"kind": "categorical", "domain": ["F", "M"]},
-            "age": {"kind": "numeric", "bins": [0, 18, 25, 35, 45, 55, 65, 75, 85, 120]},
-            "race": {"kind": "categorical", "domain": ["a", "b", "c", "d", "e"]},
-            "tenure": {"kind": "categorical", "domain": ["own", "rent"]},
-        },
-        "tables": [{"name": c, "by": [c]} for c in ("sex", "age", "race", "tenure")],
-        "budget": {"accounting": "approx", "epsilon": 0.001, "delta": 1e-10},
-    }
-    return {"k = 14 two-valued columns": k14, "approx ε = 0.001, 4 tables": approx}
 
 
 def main() -> None:

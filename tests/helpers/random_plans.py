@@ -65,3 +65,33 @@ def random_plan(
 
 def log_epsilon(plan: dict[str, Any]) -> float:
     return math.log10(plan["budget"]["epsilon"])
+
+
+# The issue's two reproductions (issue 25.1), for the tests and the benchmark alike.
+
+
+def two_valued_plan(k: int, **budget: Any) -> dict[str, Any]:
+    """One table over k two-valued columns (721 bytes of YAML at k = 14)."""
+    columns = {f"c{i}": {"kind": "categorical", "domain": ["a", "b"]} for i in range(k)}
+    return {
+        "version": 1,
+        "unit": {"kind": "row"},
+        "columns": columns,
+        "tables": [{"name": "t", "by": list(columns)}],
+        "budget": {"epsilon": 1.0, "delta": 1e-10, **budget},
+    }
+
+
+def approx_plan(epsilon: float) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "unit": {"kind": "row"},
+        "columns": {
+            "sex": {"kind": "categorical", "domain": ["F", "M"]},
+            "age": {"kind": "numeric", "bins": [0, 18, 25, 35, 45, 55, 65, 75, 85, 120]},
+            "race": {"kind": "categorical", "domain": ["a", "b", "c", "d", "e"]},
+            "tenure": {"kind": "categorical", "domain": ["own", "rent"]},
+        },
+        "tables": [{"name": c, "by": [c]} for c in ("sex", "age", "race", "tenure")],
+        "budget": {"accounting": "approx", "epsilon": epsilon, "delta": 1e-10},
+    }

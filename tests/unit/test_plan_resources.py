@@ -14,37 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from helpers.random_plans import approx_plan, two_valued_plan
 from helpers.resources import run_plan
 
 TIMEOUT = 30.0  # the target is 2 s; before the fix these took 87 s and over 90 s
 PEAK_MB = 500.0
-
-
-def two_valued_plan(k: int, **budget: Any) -> dict[str, Any]:
-    """One table over k two-valued columns (721 bytes of YAML at k = 14)."""
-    columns = {f"c{i}": {"kind": "categorical", "domain": ["a", "b"]} for i in range(k)}
-    return {
-        "version": 1,
-        "unit": {"kind": "row"},
-        "columns": columns,
-        "tables": [{"name": "t", "by": list(columns)}],
-        "budget": {"epsilon": 1.0, "delta": 1e-10, **budget},
-    }
-
-
-def approx_plan(epsilon: float) -> dict[str, Any]:
-    return {
-        "version": 1,
-        "unit": {"kind": "row"},
-        "columns": {
-            "sex": {"kind": "categorical", "domain": ["F", "M"]},
-            "age": {"kind": "numeric", "bins": [0, 18, 25, 35, 45, 55, 65, 75, 85, 120]},
-            "race": {"kind": "categorical", "domain": ["a", "b", "c", "d", "e"]},
-            "tenure": {"kind": "categorical", "domain": ["own", "rent"]},
-        },
-        "tables": [{"name": c, "by": [c]} for c in ("sex", "age", "race", "tenure")],
-        "budget": {"accounting": "approx", "epsilon": epsilon, "delta": 1e-10},
-    }
 
 
 def _answered(run: Any) -> None:
