@@ -14,7 +14,6 @@ Each test here failed before its fix (run against the code before it):
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -36,20 +35,7 @@ from dprelease.errors import DataError, PlanError
 from dprelease.ledger.store import Ledger
 from dprelease.plan.parse import load_plan, loads_plan
 from helpers import ROOT
-
-
-def spark_available() -> bool:
-    if os.environ.get("CI"):
-        return True
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return False
-    return shutil.which("java") is not None
-
-
-needs_spark = pytest.mark.skipif(not spark_available(), reason="no PySpark or Java here")
-ENGINES = ["arrow", "duckdb", pytest.param("spark", marks=needs_spark)]
+from helpers.engines import ENGINES, needs_spark
 
 PLAN = """version: 1
 columns:

@@ -8,8 +8,6 @@ rows lie far apart, in different batches and part files.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -25,28 +23,10 @@ from dprelease.data.read import SizeLimits
 from dprelease.errors import DataError
 from dprelease.plan.parse import load_plan
 from helpers import ROOT
+from helpers.engines import ENGINES, spark_available
 
 SAMPLE_PLAN = ROOT / "data" / "census_sample.plan.yaml"
 
-
-def spark_available() -> bool:
-    if os.environ.get("CI"):
-        return True  # never skipped in CI: a missing Java or PySpark fails there
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return False
-    return shutil.which("java") is not None
-
-
-ENGINES = [
-    "arrow",
-    "duckdb",
-    pytest.param(
-        "spark",
-        marks=pytest.mark.skipif(not spark_available(), reason="no PySpark or Java here"),
-    ),
-]
 
 PLAN = """version: 1
 data: {data}

@@ -10,8 +10,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_engines import ENGINES
-from test_strategy_error import dense_variances, small_schema
 
 from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance
 from dprelease.data.count import count, load_data
@@ -25,6 +23,8 @@ from dprelease.strategy.domain import build_domain, downward_closure
 from dprelease.strategy.merge import merged_epsilon_shape, union
 from dprelease.strategy.residual import ErrorModel
 from dprelease.strategy.select import WorkloadTable, select_strategy
+from helpers.engines import ENGINES
+from helpers.strategy import dense_variances, small_schema
 
 ONE = Sensitivity(l1=1, l2_squared=1)
 COLUMNS = {

@@ -12,25 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dprelease.plan.parse import load_plan
-from dprelease.plan.schema import CategoricalColumn, Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.accountant import choose_accountant
 from dprelease.strategy.domain import build_domain
 from dprelease.strategy.residual import ErrorModel
 from dprelease.strategy.select import StrategyAccounting, WorkloadTable, select_strategy
+from helpers.strategy import SELECT_COLUMNS, SELECT_SCHEMA
 
 ONE = Sensitivity(l1=1, l2_squared=1)
-PARENTS = {"c1": "s1", "c2": "s2", "c3": "s2", "c4": "s3", "c5": "s3", "c6": "s3", "c7": "s3"}
-SCHEMA = Schema(
-    (
-        CategoricalColumn("state", ("s1", "s2", "s3")),
-        CategoricalColumn("county", tuple(PARENTS), parent="state", parent_map=PARENTS),
-        CategoricalColumn("sex", ("F", "M")),
-        CategoricalColumn("age", ("a", "b", "c", "d", "e")),
-        CategoricalColumn("race", ("w", "b", "o")),
-    )
-)
-COLUMNS = ("state", "county", "sex", "age", "race")
+SCHEMA = SELECT_SCHEMA
+COLUMNS = SELECT_COLUMNS
 
 
 def _independent_delta(epsilon: float, mu: float) -> float:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_strategy_select import COLUMNS, SCHEMA
 
 from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.strategy.domain import build_domain
 from dprelease.strategy.optimise import epsilon_shape
 from dprelease.strategy.select import WorkloadTable, _model, _pure_value
+from helpers.strategy import SELECT_COLUMNS as COLUMNS
+from helpers.strategy import SELECT_SCHEMA as SCHEMA
 
 PLAN = "data/census_sample.plan.yaml"
 
