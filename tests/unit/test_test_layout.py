@@ -22,6 +22,6 @@ def test_no_test_module_imports_another_test_module() -> None:
                 names = [alias.name for alias in node.names]
             for name in names:
                 parts = name.split(".")
-                if parts[0] == "tests" and parts[1:2] != ["helpers"] or parts[-1] in test_modules:
+                if (parts[0] == "tests" and parts[1:2] != ["helpers"]) or parts[-1] in test_modules:
                     offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
