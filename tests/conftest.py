@@ -1,6 +1,8 @@
 """Shared test set-up.
 
-Tests are sorted by kind: unit/ (against hand-computed or independent values), property/
+Tests are sorted by kind: unit/ (against hand-computed or independent values; one folder per
+subpackage of `dprelease/`, e.g. unit/plan/, unit/ledger/; project-wide checks such as the
+layer guard and the docs build at its top), property/
 (hypothesis), statistical/ (samplers and privacy audits: fit and power), integration/ (the
 cross-feature matrix: every command on one plan with every feature), app/ (Streamlit
 AppTest), browser/ (the real app in Chromium). Code that several tests share lives in the

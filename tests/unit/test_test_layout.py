@@ -4,6 +4,7 @@ no test module imports another test module, so moving or deleting one never brea
 from __future__ import annotations
 
 import ast
+import re
 
 from helpers import ROOT
 
@@ -25,3 +26,21 @@ def test_no_test_module_imports_another_test_module() -> None:
                 if (parts[0] == "tests" and parts[1:2] != ["helpers"]) or parts[-1] in test_modules:
                     offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+def test_every_test_file_the_docs_name_exists() -> None:
+    """Docs and docstrings cite tests by path (`tests/unit/plan/test_labels.py`); a moved or
+    renamed test must take its citations along."""
+    cited = re.compile(r"tests/[\w/]+\.py")
+    sources = [
+        ROOT / "README.md",
+        *(ROOT / "docs").rglob("*.md"),
+        *(ROOT / "dprelease").rglob("*.py"),
+    ]
+    missing = sorted(
+        f"{source.relative_to(ROOT)}: {path}"
+        for source in sources
+        for path in cited.findall(source.read_text("utf-8"))
+        if not (ROOT / path).exists()
+    )
+    assert missing == []

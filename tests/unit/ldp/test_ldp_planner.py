@@ -6,7 +6,6 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,9 +25,9 @@ from dprelease.ldp import (
     simulate,
     simulate_schemes,
 )
+from helpers import ROOT
 from helpers.cli import child_env
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "census_sample.csv"
 
 

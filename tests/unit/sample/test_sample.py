@@ -36,7 +36,7 @@ from dprelease.sample.generator import (
 )
 from dprelease.sample.geography import EDUCATION_SHARES, STATE_FACTS
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 TEXT_DOMAINS = {
     "state": STATES,
     "county": COUNTIES,

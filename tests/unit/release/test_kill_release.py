@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from dprelease.ledger.store import Ledger
+from helpers import ROOT
 from helpers.cli import child_env
 
-ROOT = Path(__file__).resolve().parents[2]
 PLAN = ROOT / "data" / "census_sample.plan.yaml"
 DATA = ROOT / "data" / "census_sample.csv"
 

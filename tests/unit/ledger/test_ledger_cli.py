@@ -14,7 +14,6 @@ from dprelease.ledger.store import Ledger
 from helpers.cli import child_env
 from helpers.plans import plan_dict
 
-ROOT = Path(__file__).resolve().parents[2]
 ROWS = "age,sex,race\n" + "".join(
     f"{20 + i % 60},{'Female' if i % 2 else 'Male'},{'White' if i % 3 else 'Asian'}\n"
     for i in range(200)

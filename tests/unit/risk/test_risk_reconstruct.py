@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,8 +24,8 @@ from dprelease.risk.epsilon_meaning import (
 )
 from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.reconstruct import reconstruction_attack
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SMALL_AREAS = ROOT / "data" / "census_small_areas.plan.yaml"
 SAMPLE = ROOT / "data" / "census_sample.plan.yaml"
 

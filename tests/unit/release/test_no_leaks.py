@@ -34,7 +34,6 @@ from dprelease.release import draw as release
 from dprelease.release.export import release_files, release_zip
 from helpers.cli import child_env
 
-ROOT = Path(__file__).resolve().parents[2]
 # True counts of (age bin, sex), each distinctive; rows with sex 'Xylophonist' are left out.
 CELLS = {("5", "F"): 10301, ("40", "F"): 23417, ("80", "F"): 14893}
 CELLS |= {("5", "M"): 10886, ("40", "M"): 16742, ("80", "M"): 9625}

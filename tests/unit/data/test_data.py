@@ -548,5 +548,5 @@ def test_loading_csv_does_not_import_pandas() -> None:
         "count(load_data(b's,n\\na,0.5\\n', plan, filename='d.csv'), plan)\n"
         "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

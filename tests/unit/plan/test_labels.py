@@ -91,7 +91,7 @@ def test_bad_labels_are_refused_with_one_clear_line(labels, expected):
 def test_labels_of_a_numeric_column_are_a_list_and_may_not_clash_with_a_label_column():
     raw = coded_plan()
     raw["columns"]["age"]["labels"] = {"0": "child"}
-    # a numeric column's labels are a list, one per bin (tests/unit/test_bin_labels.py)
+    # a numeric column's labels are a list, one per bin (tests/unit/plan/test_bin_labels.py)
     assert "Column 'age': labels of bins are a list, one label per bin" in problems_of(raw)
     clash = coded_plan(state_label={"kind": "categorical", "domain": ["a"]})
     assert "Column 'state_label' has the name of the label column" in problems_of(clash)

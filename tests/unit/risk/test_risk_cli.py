@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from dprelease.cli import main
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = str(ROOT / "data" / "census_sample.csv")
 SMALL_AREAS = str(ROOT / "data" / "census_small_areas.plan.yaml")
 KEYS = {

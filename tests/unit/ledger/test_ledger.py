@@ -17,8 +17,8 @@ from dprelease.accounting.composition import Guarantee
 from dprelease.errors import BudgetError, DPReleaseError, InternalError, LedgerError
 from dprelease.ledger.files import dataset_key, dataset_key_of_file, default_ledger_path
 from dprelease.ledger.store import AlreadyChargedError, Balance, Ledger
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 KEY = dataset_key(b"age,sex\n34,F\n")
 OTHER = dataset_key(b"another data set")
 
