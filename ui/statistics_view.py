@@ -9,12 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
-from dprelease.accounting.statistic_budget import StatisticBudget, statistic_error_curve
 from dprelease.errors import PlanError
 from dprelease.plan.model import Plan
+from dprelease.plan.stat_spec import QuantileSpec
 from dprelease.plan.statistic_edit import set_quantile_resolution
 from dprelease.release.draw import Preview
-from dprelease.stats.spec import QuantileSpec
+from dprelease.stats.entry import StatisticBudget, statistic_error_curve
 from ui.markdown import md, static_table
 from ui.state import Workspace
 

@@ -1,7 +1,7 @@
 """Dashboard edits of the draft plan for issue 16: add a statistic, discover a domain.
 
 Like `dprelease.plan.edit`, each takes the plan mapping and returns a changed copy; the values
-are checked by the parser of the plan (`dprelease.stats.spec`) before they are kept.
+are checked by the parser of the plan (`dprelease.plan.stat_spec`) before they are kept.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.edit import PlanDict, table_name
-from dprelease.stats.spec import parse_discover, parse_stat
+from dprelease.plan.stat_spec import parse_discover, parse_stat
 
 KINDS = ("quantile", "sum", "mean")
 

@@ -36,6 +36,14 @@ MAX_CANDIDATES = QUANTILE_MAX_CANDIDATES
 MAX_QUANTILES = 20
 BOUND_LIMIT = 1e15  # beyond this, fixed-point sums no longer fit 64-bit integers
 
+METHODS: dict[str, tuple[str, ...]] = {
+    "quantile": ("exponential",),
+    "sum": ("clamped",),
+    "mean": ("clamped",),
+}
+"""Each kind's methods, its default first (left out of a written plan); `dprelease.stats.
+registry` has one object per pair."""
+
 
 def _number(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -82,8 +90,10 @@ class QuantileSpec:
     lo: float
     hi: float
     grid_step: float
+    method: str = METHODS["quantile"][0]
 
     def __post_init__(self) -> None:
+        _check_method("quantile", self.method)
         if not 1 <= len(self.quantiles) <= MAX_QUANTILES:
             raise PlanError(f"A quantile statistic takes 1 to {MAX_QUANTILES} quantiles.")
         if list(self.quantiles) != sorted(set(self.quantiles)):
@@ -135,6 +145,10 @@ class SumSpec:
     def kind(self) -> str:
         return "sum"
 
+    @property
+    def method(self) -> str:
+        return METHODS["sum"][0]
+
 
 @dataclass(frozen=True)
 class MeanSpec:
@@ -142,8 +156,10 @@ class MeanSpec:
 
     total: SumSpec
     sum_share: Fraction = Fraction(1, 2)
+    method: str = METHODS["mean"][0]
 
     def __post_init__(self) -> None:
+        _check_method("mean", self.method)
         if not 0 < self.sum_share < 1:
             raise PlanError(f"sum_share must lie strictly between 0 and 1, got {self.sum_share}.")
 
@@ -172,6 +188,13 @@ class DiscoverSpec:
             )
         if not 1 <= self.min_count <= 10**9:
             raise PlanError(f"discover.min_count must be between 1 and 1e9, got {self.min_count}.")
+
+
+def _check_method(kind: str, method: object) -> None:
+    if method not in METHODS[kind]:
+        raise PlanError(
+            f"A {kind}'s method must be one of {', '.join(METHODS[kind])}, got {quote(method)}."
+        )
 
 
 def default_grid_step(lo: float, hi: float) -> float:
