@@ -82,6 +82,10 @@ class StatisticKind(ABC, Generic[M]):
         """Its error in the report, from its `plan --json` `error`."""
 
     @abstractmethod
+    def short_margin(self, error: dict[str, Any]) -> str:
+        """Its error in a few characters (the Budget page's table), from its `error`."""
+
+    @abstractmethod
     def curve_moe(self, error: dict[str, Any]) -> float:
         """The one number the Budget page's error curve draws."""
 

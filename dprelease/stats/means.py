@@ -165,6 +165,9 @@ class MeanKind(StatisticKind[MeanMechanism]):
             f"{fmt(error['count_noise_std'])})"
         )
 
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return f"sum ±{error['sum_moe']:.4g}, count ±{error['count_moe']:.3g}"
+
     def curve_moe(self, error: dict[str, Any]) -> float:
         return float(error["sum_moe"])
 

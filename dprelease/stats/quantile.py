@@ -268,6 +268,9 @@ class QuantileKind(StatisticKind[QuantileMechanism]):
             " depends on how dense the data are near the quantile"
         )
 
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return "rank ±" + ", ".join(f"{r:.3g}" for r in error["moe_rank"])
+
     def curve_moe(self, error: dict[str, Any]) -> float:
         return float(max(error["moe_rank"] or [0.0]))
 

@@ -13,14 +13,17 @@ from typing import Any
 
 from dprelease.errors import InternalError, quote
 from dprelease.plan.stat_spec import METHODS, StatSpec
+from dprelease.stats.aggregate_mean import AGGREGATE_MEAN
 from dprelease.stats.discovery import DISCOVERY, DiscoveredDomain, DiscoveryMechanism
 from dprelease.stats.kind import StatisticKind
 from dprelease.stats.means import MEAN
 from dprelease.stats.quantile import QUANTILE
+from dprelease.stats.smooth_quantile import SMOOTH_QUANTILE
 from dprelease.stats.sums import SUM
 
 STATISTICS: dict[tuple[str, str], StatisticKind[Any]] = {
-    (kind.kind, kind.method): kind for kind in (QUANTILE, SUM, MEAN)
+    (kind.kind, kind.method): kind
+    for kind in (QUANTILE, SMOOTH_QUANTILE, SUM, MEAN, AGGREGATE_MEAN)
 }
 """(kind, method) → the statistic's object; the plan's `METHODS` name exactly these."""
 

@@ -199,6 +199,9 @@ class SumKind(StatisticKind[SumMechanism]):
     def error_text(self, error: dict[str, Any], confidence: str) -> str:
         return f"±{fmt(error['moe'])} per cell ({confidence}), noise std {fmt(error['noise_std'])}"
 
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return f"±{error['moe']:.4g}"
+
     def curve_moe(self, error: dict[str, Any]) -> float:
         return float(error["moe"])
 

@@ -16,7 +16,14 @@ from dprelease.stats.noise import PreviewNoise
 from dprelease.stats.registry import STATISTICS, kind_of
 from helpers.imports import imports, modules
 
-STATISTIC_MODULES = {"stats.quantile", "stats.sums", "stats.means", "stats.discovery"}
+STATISTIC_MODULES = {
+    "stats.quantile",
+    "stats.smooth_quantile",
+    "stats.sums",
+    "stats.means",
+    "stats.aggregate_mean",
+    "stats.discovery",
+}
 """The statistics themselves (the sparse vector is no plan statistic: release/suggest's)."""
 
 
@@ -41,6 +48,17 @@ SPECS = {
     ("quantile", "exponential"): {"quantile": [0.25, 0.5], "column": "x", "bounds": [0, 100]},
     ("sum", "clamped"): {"sum": "x", "bounds": [0, 100]},
     ("mean", "clamped"): {"mean": "x", "bounds": [0, 100]},
+    ("quantile", "smooth_sensitivity"): {
+        "quantile": [0.25, 0.5],
+        "column": "x",
+        "method": "smooth_sensitivity",
+    },
+    ("mean", "sample_and_aggregate"): {
+        "mean": "x",
+        "method": "sample_and_aggregate",
+        "bounds": [0, 1000],
+        "groups": 20,
+    },
 }
 SHARES = [
     Share("pure", epsilon=1.0),
