@@ -6,7 +6,8 @@ import numpy as np
 from dprelease.accounting.allocation import allocate
 from dprelease.plan.parse import parse_plan
 from dprelease.release.statistics import preview_errors
-from dprelease.stats.quantile import draw_quantiles, preview_sampler
+from dprelease.stats.noise import PreviewNoise
+from dprelease.stats.quantile import draw_quantiles
 from dprelease.stats.source import read_stat_source
 from tests.helpers.cli import ROOT
 
@@ -37,7 +38,7 @@ def test_a_quantiles_value_margin_holds_for_its_own_draws() -> None:
     truth = [np.quantile(g, 0.9, method="inverted_cdf") for g in data.groups()]
     draws = np.stack(
         [
-            draw_quantiles(data, quantile.mechanism, preview_sampler(rng))[:, 0]  # type: ignore[arg-type]
+            draw_quantiles(data, quantile.mechanism, PreviewNoise(rng))[:, 0]  # type: ignore[arg-type]
             for _ in range(600)
         ]
     )
@@ -70,7 +71,7 @@ def test_a_changed_resolution_changes_the_grid_and_rows_with_no_number_are_count
         data = source.stat_data(plan, budget.statistic)
         draws = np.stack(
             [
-                draw_quantiles(data, budget.mechanism, preview_sampler(rng))  # type: ignore[arg-type]
+                draw_quantiles(data, budget.mechanism, PreviewNoise(rng))  # type: ignore[arg-type]
                 for _ in range(40)
             ]
         )

@@ -8,7 +8,7 @@ from dprelease.data.count import count, load_data
 from dprelease.errors import BudgetError
 from dprelease.ledger.store import Ledger
 from dprelease.plan.parse import load_plan
-from dprelease.stats.suggest import Question, candidates_plan, charged_suggestion, suggest
+from dprelease.release.suggest import Question, candidates_plan, charged_suggestion, suggest
 from tests.helpers.cli import ROOT, SAMPLE_PLAN
 
 NAMES = ("sex", "state", "age_by_sex")

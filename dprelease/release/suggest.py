@@ -19,11 +19,13 @@ from dprelease.data.count import TrueCounts
 from dprelease.errors import PlanError, quote
 from dprelease.ledger.store import Ledger
 from dprelease.plan.model import Plan
+from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.sparse_vector import (
     SparseAnswer,
     calibrate_sparse_vector,
     largest_cells,
+    noise_source,
     sparse_vector,
 )
 
@@ -67,7 +69,7 @@ def suggest(plan: Plan, true_counts: TrueCounts, question: Question) -> Suggesti
         StatContext(plan.unit.max_rows, plan.neighbors),
     )
     answers = largest_cells([true_counts.counts[name] for name in question.names])
-    result = sparse_vector(answers, svt)
+    result = sparse_vector(answers, svt, noise_source(SECURE, svt.sensitivity))
     cost = float(svt.cost.epsilon or question.epsilon)
     return Suggestion(question.names, question.threshold, result, cost)
 

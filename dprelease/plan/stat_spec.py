@@ -36,6 +36,14 @@ MAX_CANDIDATES = QUANTILE_MAX_CANDIDATES
 MAX_QUANTILES = 20
 BOUND_LIMIT = 1e15  # beyond this, fixed-point sums no longer fit 64-bit integers
 
+METHODS: dict[str, tuple[str, ...]] = {
+    "quantile": ("exponential", "smooth_sensitivity"),
+    "sum": ("clamped",),
+    "mean": ("clamped", "sample_and_aggregate"),
+}
+"""Each kind's methods, its default first (left out of a written plan); `dprelease.stats.
+registry` has one object per pair."""
+
 
 def _number(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -82,8 +90,10 @@ class QuantileSpec:
     lo: float
     hi: float
     grid_step: float
+    method: str = METHODS["quantile"][0]
 
     def __post_init__(self) -> None:
+        _check_method("quantile", self.method)
         if not 1 <= len(self.quantiles) <= MAX_QUANTILES:
             raise PlanError(f"A quantile statistic takes 1 to {MAX_QUANTILES} quantiles.")
         if list(self.quantiles) != sorted(set(self.quantiles)):
@@ -135,6 +145,10 @@ class SumSpec:
     def kind(self) -> str:
         return "sum"
 
+    @property
+    def method(self) -> str:
+        return METHODS["sum"][0]
+
 
 @dataclass(frozen=True)
 class MeanSpec:
@@ -142,8 +156,10 @@ class MeanSpec:
 
     total: SumSpec
     sum_share: Fraction = Fraction(1, 2)
+    method: str = METHODS["mean"][0]
 
     def __post_init__(self) -> None:
+        _check_method("mean", self.method)
         if not 0 < self.sum_share < 1:
             raise PlanError(f"sum_share must lie strictly between 0 and 1, got {self.sum_share}.")
 
@@ -156,7 +172,62 @@ class MeanSpec:
         return self.total.column
 
 
-StatSpec = QuantileSpec | SumSpec | MeanSpec
+WIDE_RANGE = (-BOUND_LIMIT, BOUND_LIMIT)  # a robust statistic's public range when none is given
+DEFAULT_GROUPS = 1000  # sample-and-aggregate: disjoint random groups per cell
+MAX_GROUPS = 10_000
+UNBOUNDED = {"quantile": "smooth_sensitivity", "mean": "sample_and_aggregate"}
+
+
+@dataclass(frozen=True)
+class RobustSpec:
+    """A quantile by smooth sensitivity or a mean by sample-and-aggregate (issue 28.1): no
+    clamping bounds, only a public range [lo, hi] the theory needs (by default the widest
+    one, ±1e15), and an optional `resolution` the released value is rounded to (else 6
+    significant digits). A mean's `groups`: how many disjoint random groups a cell's rows are
+    split into (its quantiles are then the median of the group means)."""
+
+    stat_kind: str  # quantile | mean
+    column: str
+    quantiles: tuple[Fraction, ...] = (Fraction(1, 2),)
+    lo: float = WIDE_RANGE[0]
+    hi: float = WIDE_RANGE[1]
+    resolution: float | None = None
+    groups: int = DEFAULT_GROUPS
+
+    def __post_init__(self) -> None:
+        if self.stat_kind not in UNBOUNDED:
+            raise PlanError(f"Only a quantile or a mean has a method, got {quote(self.stat_kind)}.")
+        if not 1 <= len(self.quantiles) <= MAX_QUANTILES:
+            raise PlanError(f"A quantile statistic takes 1 to {MAX_QUANTILES} quantiles.")
+        if list(self.quantiles) != sorted(set(self.quantiles)):
+            raise PlanError("The quantiles of one statistic must be distinct and increasing.")
+        if not self.lo < self.hi:
+            raise PlanError(f"bounds must have lo < hi, got [{self.lo:g}, {self.hi:g}].")
+        if self.resolution is not None and not (
+            self.resolution > 0 and math.isfinite(self.resolution)
+        ):
+            raise PlanError(f"resolution must be a number above 0, got {quote(self.resolution)}.")
+        groups = self.groups
+        if isinstance(groups, bool) or not isinstance(groups, int) or not 2 <= groups <= MAX_GROUPS:
+            raise PlanError(
+                f"groups must be a whole number from 2 to {MAX_GROUPS:,}, got {quote(groups)}."
+            )
+
+    @property
+    def kind(self) -> str:
+        return self.stat_kind
+
+    @property
+    def method(self) -> str:
+        return UNBOUNDED[self.stat_kind]
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the plan gave a public range (else the widest, ±1e15)."""
+        return (self.lo, self.hi) != WIDE_RANGE
+
+
+StatSpec = QuantileSpec | SumSpec | MeanSpec | RobustSpec
 
 
 @dataclass(frozen=True)
@@ -172,6 +243,14 @@ class DiscoverSpec:
             )
         if not 1 <= self.min_count <= 10**9:
             raise PlanError(f"discover.min_count must be between 1 and 1e9, got {self.min_count}.")
+
+
+def _check_method(kind: str, method: object, what: str = "") -> None:
+    if method not in METHODS[kind]:
+        where = f"{what}.method" if what else f"A {kind}'s method"
+        raise PlanError(
+            f"{where} must be one of {', '.join(METHODS[kind])} for a {kind}, got {quote(method)}."
+        )
 
 
 def default_grid_step(lo: float, hi: float) -> float:
@@ -211,8 +290,12 @@ def parse_stat(raw: object, table: str) -> StatSpec:
     if len(kinds) != 1:
         raise PlanError(f"{what} must have exactly one of quantile, sum, mean.")
     kind = kinds[0]
+    method = raw.get("method", METHODS[kind][0])
+    _check_method(kind, method, what)
+    if method != METHODS[kind][0]:
+        return _robust_spec(raw, kind, what)
     if kind == "quantile":
-        _allowed(raw, {"quantile", "column", "bounds", "resolution", "grid_step"}, what)
+        _allowed(raw, {"quantile", "column", "bounds", "resolution", "grid_step", "method"}, what)
         if "resolution" in raw and "grid_step" in raw:
             raise PlanError(f"{what} has resolution and grid_step (its older name); keep one.")
         qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
@@ -227,9 +310,39 @@ def parse_stat(raw: object, table: str) -> StatSpec:
     if kind == "sum":
         _allowed(raw, {"sum", "bounds", "resolution"}, what)
         return _sum_spec(raw, "sum", what)
-    _allowed(raw, {"mean", "bounds", "resolution", "sum_share"}, what)
+    _allowed(raw, {"mean", "bounds", "resolution", "sum_share", "method"}, what)
     share = raw.get("sum_share", 0.5)
     return MeanSpec(_sum_spec(raw, "mean", what), Fraction(_number(share, f"{what}.sum_share")))
+
+
+def _robust_spec(raw: Mapping[str, Any], kind: str, what: str) -> RobustSpec:
+    """`method: smooth_sensitivity` (a quantile) or `sample_and_aggregate` (a mean)."""
+    if kind == "quantile":
+        _allowed(raw, {"quantile", "column", "method", "bounds", "resolution"}, what)
+        qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
+        fractions = tuple(quantile_fraction(_number(q, f"{what}.quantile")) for q in qs)
+        column = _column(raw.get("column"), f"{what}.column")
+    else:
+        _allowed(raw, {"mean", "method", "bounds", "resolution", "groups"}, what)
+        fractions = (Fraction(1, 2),)
+        column = _column(raw["mean"], f"{what}.mean")
+    if kind == "mean" and raw.get("bounds") is None:
+        raise PlanError(
+            f"{what}: sample_and_aggregate needs bounds, a wide public range [lo, hi] of the "
+            "candidate means (e.g. [0, 10000000]); values are not clamped to it."
+        )
+    lo, hi = WIDE_RANGE if raw.get("bounds") is None else _bounds(raw["bounds"], f"{what}.bounds")
+    step = raw.get("resolution")
+    resolution = None if step is None else _number(step, f"{what}.resolution")
+    if kind == "mean":  # the grid of candidate means: checked as a quantile's
+        grid = default_grid_step(lo, hi) if resolution is None else resolution
+        QuantileSpec(column, fractions, lo, hi, grid)
+    groups = raw.get("groups", DEFAULT_GROUPS)
+    if isinstance(groups, bool) or not isinstance(groups, int) or not 2 <= groups <= MAX_GROUPS:
+        raise PlanError(
+            f"{what}.groups must be a whole number from 2 to {MAX_GROUPS:,}, got {quote(groups)}."
+        )
+    return RobustSpec(kind, column, fractions, lo, hi, resolution, groups)
 
 
 def parse_discover(raw: object, column: str) -> DiscoverSpec:
@@ -246,6 +359,8 @@ def _bounds_out(lo: float, hi: float) -> list[int | float]:
 
 def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
     """The plan's `stat:` mapping of a spec; `parse_stat(stat_to_dict(s))` gives `s` back."""
+    if isinstance(spec, RobustSpec):
+        return _robust_to_dict(spec)
     if isinstance(spec, QuantileSpec):
         qs = [float(q) for q in spec.quantiles]
         out: dict[str, Any] = {
@@ -266,13 +381,35 @@ def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
     return out
 
 
+def _robust_to_dict(spec: RobustSpec) -> dict[str, Any]:
+    qs = [float(q) for q in spec.quantiles]
+    out: dict[str, Any] = (
+        {"quantile": qs[0] if len(qs) == 1 else qs, "column": spec.column}
+        if spec.kind == "quantile"
+        else {"mean": spec.column}
+    )
+    out["method"] = spec.method
+    if spec.bounded:
+        out["bounds"] = _bounds_out(spec.lo, spec.hi)
+    if spec.resolution is not None:
+        out["resolution"] = _bounds_out(spec.resolution, spec.resolution)[0]
+    if spec.kind == "mean" and spec.groups != DEFAULT_GROUPS:
+        out["groups"] = spec.groups
+    return out
+
+
 def stat_bounds(spec: StatSpec) -> tuple[float, float]:
     """The statistic's bounds [lo, hi]."""
     return (spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi)
 
 
 def stat_resolution(spec: StatSpec) -> float:
-    """A quantile's distance between candidates; a sum's or mean's fixed-point unit."""
+    """A quantile's distance between candidates; a sum's or mean's fixed-point unit; what a
+    robust statistic's value is rounded to (0: 6 significant digits)."""
+    if isinstance(spec, RobustSpec):
+        if spec.kind == "mean":
+            return spec.resolution or default_grid_step(spec.lo, spec.hi)
+        return spec.resolution or 0.0
     if isinstance(spec, QuantileSpec):
         return spec.grid_step
     return float((spec.total if isinstance(spec, MeanSpec) else spec).resolution)
@@ -284,7 +421,7 @@ def _text(value: float) -> str:
 
 
 def _names(spec: StatSpec) -> str:
-    if not isinstance(spec, QuantileSpec):
+    if not isinstance(spec, QuantileSpec | RobustSpec) or spec.kind == "mean":
         return spec.kind
     return ", ".join(
         "median" if q == Fraction(1, 2) else f"{float(q):g}-quantile" for q in spec.quantiles
@@ -294,6 +431,10 @@ def _names(spec: StatSpec) -> str:
 def stat_label(spec: StatSpec) -> str:
     """A short public description, e.g. 'median of age in [0, 100]'."""
     lo, hi = _bounds_out(*stat_bounds(spec))
+    if isinstance(spec, RobustSpec):
+        how = spec.method.replace("_", "-")
+        where = f" in [{lo}, {hi}]" if spec.bounded else ""
+        return f"{_names(spec)} of {spec.column}{where} by {how}"
     if isinstance(spec, QuantileSpec):
         return f"{_names(spec)} of {spec.column} in [{lo}, {hi}]"
     return f"{spec.kind} of {spec.column} clamped to [{lo}, {hi}]"
@@ -309,6 +450,21 @@ def stat_rule(spec: StatSpec) -> str:
         f"{_names(spec)} of {spec.column} over the rows where {spec.column} is a number (a "
         "missing or non-numeric value leaves its row out of this statistic)"
     )
+    if isinstance(spec, RobustSpec):
+        rounded = f"a multiple of {_text(step)}" if step else "6 significant digits"
+        outside = (
+            f"a value below {lo} or above {hi} counts as that bound"
+            if spec.bounded
+            else "no value is clamped"
+        )
+        if spec.kind == "mean":
+            return (
+                f"{used}; {outside} (a wide public range, not a clamp on typical values); the "
+                f"rows are split into {spec.groups} disjoint random groups and the released "
+                "value is a private median of the groups' means, one of the candidates "
+                f"{_text(lo)}, {_text(lo + step)}, … up to {_text(hi)}"
+            )
+        return f"{used}; {outside}; the released value is rounded to {rounded}"
     if isinstance(spec, QuantileSpec):
         last = spec.lo + step * (spec.candidate_count - 1)
         return (

@@ -6,12 +6,14 @@ own allocation (`allocation.allocate`, unchanged). Everything is in the accounta
 unit U (ε under pure, approx and advanced; ρ under zcdp):
 
 - a locked statistic keeps its value: `rho:`, or `epsilon:` as the mechanism's own ε (under
-  zcdp ρ = ε²/8 for a quantile, the exponential mechanism's bounded range, else ε²/2);
+  zcdp ρ = ε²/divisor, the statistic's `zcdp_divisor`: 8 for the exponential mechanism's
+  bounded range, else 2);
 - every other statistic, each discovery and each unlocked count table is one part of what the
   locks leave, R = U − Σ locks: part i gets R · w_i / Σ w (w = 1 under `equal`, the table's
   weight otherwise, 1 for a discovery);
 - δ: under approx each Gaussian count table, sum, mean and discovery gets δ/k of the plan's
-  δ (k of them; a quantile needs no δ); under advanced and zcdp each discovery gets δ/(D + 1)
+  δ (k of them; a statistic whose `needs_delta` is false, e.g. the exponential quantile, needs
+  none); under advanced and zcdp each discovery gets δ/(D + 1)
   and the rest is the δ at which the counts (advanced) or the whole ρ (zcdp) are converted.
 
 Composition: pure and approx add every ε and δ; zcdp adds every ρ and converts the sum once at
@@ -39,19 +41,13 @@ from dprelease.accounting.composition import (
     round_up,
     zcdp_guarantee,
 )
-from dprelease.accounting.statistic_budget import (
-    DiscoveryBudget,
-    StatisticBudget,
-    calibrate,
-    context,
-)
 from dprelease.accounting.targets import settled
 from dprelease.errors import BudgetError
 from dprelease.plan.model import Budget, Plan
 from dprelease.plan.statistic import StatisticTable
 from dprelease.stats.budget import Share
-from dprelease.stats.discovery import calibrate_discovery
-from dprelease.stats.spec import QuantileSpec
+from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
+from dprelease.stats.registry import DISCOVERY, kind_of
 
 if TYPE_CHECKING:
     from dprelease.accounting.allocated import Allocation
@@ -68,8 +64,7 @@ def _lock(plan: Plan, statistic: StatisticTable) -> Fraction | None:
         return None
     if plan.budget.accounting != "zcdp":
         return Fraction(table.epsilon)
-    quarter = isinstance(statistic.stat, QuantileSpec)  # exponential mechanism: ρ = ε²/8
-    return Fraction(table.epsilon) ** 2 / (8 if quarter else 2)
+    return Fraction(table.epsilon) ** 2 / kind_of(statistic.stat).zcdp_divisor
 
 
 def _table_lock(plan: Plan, index: int) -> Fraction | None:
@@ -87,7 +82,7 @@ def _weight(plan: Plan, weight: float) -> Fraction:
 
 
 def _needs_delta(statistic: StatisticTable) -> bool:
-    return not isinstance(statistic.stat, QuantileSpec)
+    return kind_of(statistic.stat).needs_delta
 
 
 @dataclass(frozen=True)
@@ -257,7 +252,7 @@ def allocate_with_statistics(
         for s, share in zip(plan.statistics, reservation.statistics, strict=True)
     )
     discoveries = tuple(
-        DiscoveryBudget(d, calibrate_discovery(d.spec, share, context(plan, ())))
+        DiscoveryBudget(d, DISCOVERY.calibrate(d.spec, share, context(plan, ())))
         for d, share in zip(plan.discoveries, reservation.discoveries, strict=True)
     )
     counts = allocate_counts(_counts_plan(plan, reservation)) if plan.tables else None

@@ -1,8 +1,9 @@
 """A statistic's and a discovery's calibrated budget, and their data-free errors (issue 16).
 
-`dprelease.accounting.statistics` decides each share; this module turns a share into a
-calibrated mechanism (`calibrate`) and says what it buys: the entry `plan --json` lists, the
-line `plan` prints, and the error against ε the Budget page draws.
+`dprelease.stats.allocation` decides each share; this module turns a share into a
+calibrated mechanism (`calibrate`, through the statistic's object in `registry`) and says what
+it buys: the entry `plan --json` lists, the line `plan` prints, and the error against ε the
+Budget page draws.
 """
 
 from __future__ import annotations
@@ -10,30 +11,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from dprelease.accounting.targets import settled
 from dprelease.errors import quote
 from dprelease.plan.model import Plan
+from dprelease.plan.stat_spec import stat_label, stat_resolution, stat_rule, stat_to_dict
 from dprelease.plan.statistic import Discovery, StatisticTable
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.discovery import DiscoveryMechanism
-from dprelease.stats.means import MeanMechanism, calibrate_mean
-from dprelease.stats.quantile import QuantileMechanism, calibrate_quantile
-from dprelease.stats.spec import (
-    MeanSpec,
-    QuantileSpec,
-    stat_label,
-    stat_resolution,
-    stat_rule,
-    stat_to_dict,
-)
-from dprelease.stats.sums import SumMechanism, calibrate_sum
+from dprelease.stats.kind import Calibrated, StatisticKind
+from dprelease.stats.registry import DiscoveryMechanism, kind_of, kind_of_entry
 
-if TYPE_CHECKING:
-    from dprelease.accounting.allocation import Allocation
-
-StatMechanism = QuantileMechanism | SumMechanism | MeanMechanism
 CLAMPING = (
     "Values outside the bounds are clamped into them before the statistic is computed: values "
     "above the upper bound pull it down, values below the lower bound pull it up. The size of "
@@ -51,7 +39,7 @@ class StatisticBudget:
 
     statistic: StatisticTable
     cells: int
-    mechanism: StatMechanism
+    mechanism: Calibrated
     confidence: float
 
     @property
@@ -63,57 +51,27 @@ class StatisticBudget:
         return self.mechanism.cost
 
     @property
+    def kind(self) -> StatisticKind[Any]:
+        """The statistic's object (`registry`): everything asked of it goes through it."""
+        return kind_of(self.statistic.stat)
+
+    @property
     def mechanism_name(self) -> str:
-        if isinstance(self.mechanism, QuantileMechanism):
-            return "exponential"
-        if isinstance(self.mechanism, MeanMechanism):
-            return self.mechanism.total.noise.mechanism
-        return self.mechanism.noise.mechanism
+        return self.kind.mechanism_name(self.mechanism)
 
     def error(self) -> dict[str, Any]:
-        """Margins of error at the plan's confidence, known without the data.
-
-        Quantile: the rank error beyond the best grid candidate's, s·ln(K/α) (its value error
-        depends on the data's density: the Preview shows it, exactly, to the data holder).
-        Sum: the noise's margin in the column's units. Mean: the margins of its sum and count;
-        the mean's error ≈ √(σ_S² + μ²σ_N²)/n shrinks with the group's n rows.
-        """
-        alpha = 1 - self.confidence
-        mech = self.mechanism
-        if isinstance(mech, QuantileMechanism):
-            return {"moe_rank": list(mech.rank_moe_bound(alpha)), "moe_value": None}
-        if isinstance(mech, SumMechanism):
-            return {"moe": mech.value_moe(alpha), "noise_std": mech.value_std}
-        return {
-            "sum_moe": mech.total.value_moe(alpha),
-            "count_moe": mech.count_noise.moe(alpha),
-            "sum_noise_std": mech.total.value_std,
-            "count_noise_std": mech.count_noise.std,
-        }
+        """Margins of error at the plan's confidence, known without the data (the
+        statistic's own, `StatisticKind.error`)."""
+        return self.kind.error(self.mechanism, self.confidence)
 
     def sensitivity(self) -> dict[str, float | None]:
-        """L1 and L2 in the column's units (a sum; a mean's sum part), or a quantile's score
-        sensitivity Δ (its largest over the quantiles) as `l1`, `l2` null."""
-        mech = self.mechanism
-        if isinstance(mech, QuantileMechanism):
-            return {"l1": float(max(mech.sensitivities)), "l2": None}
-        total = mech.total if isinstance(mech, MeanMechanism) else mech
-        unit = float(total.spec.resolution)
-        return {"l1": total.sensitivity.l1 * unit, "l2": total.sensitivity.l2 * unit}
+        return self.kind.sensitivity(self.mechanism)
 
     def to_dict(self) -> dict[str, Any]:
         """The statistic's entry in `plan --json`'s tables (a table's keys, plus `stat`)."""
-        mech = self.mechanism
         error = self.error()
-        scale = std = moe = moe_table = None
-        if isinstance(mech, SumMechanism):
-            scale = mech.noise.scale * float(mech.spec.resolution)
-            std, moe = mech.value_std, error["moe"]
-            moe_table = mech.noise.moe_table(1 - self.confidence, max(self.cells, 1)) * float(
-                mech.spec.resolution
-            )
-        elif isinstance(mech, QuantileMechanism):
-            scale = max(mech.scales)
+        fields = self.kind.noise_fields(self.mechanism, self.cells, self.confidence)
+        scale, std, moe, moe_table = fields
         return {
             "name": self.name,
             "by": list(self.statistic.by),
@@ -164,57 +122,59 @@ def context(plan: Plan, by: Sequence[str]) -> StatContext:
     return StatContext(plan.unit.max_rows, plan.neighbors, grouped=bool(by))
 
 
-def calibrate(statistic: StatisticTable, share: Share, ctx: StatContext) -> StatMechanism:
-    stat = statistic.stat
-    if isinstance(stat, QuantileSpec):
-        return calibrate_quantile(stat, share, ctx)
-    if isinstance(stat, MeanSpec):
-        return calibrate_mean(stat, share, ctx)
-    return calibrate_sum(stat, share, ctx)
+def calibrate(statistic: StatisticTable, share: Share, ctx: StatContext) -> Calibrated:
+    """The statistic's mechanism at this share (its object's calibration)."""
+    result: Calibrated = kind_of(statistic.stat).calibrate(statistic.stat, share, ctx)
+    return result
 
 
 def statistic_error_curve(
     plan: Plan, statistic: StatisticTable, epsilons: Sequence[float]
 ) -> list[dict[str, Any]]:
     """The statistic's data-free error if it alone had each ε (for the Budget page's chart):
-    the pure ε of the mechanism, under zcdp its ρ (ε²/8 for a quantile, ε²/2 otherwise)."""
+    the pure ε of the mechanism, under zcdp its ρ (ε²/divisor: 8 for the exponential
+    mechanism's bounded range, 2 otherwise; the statistic's `zcdp_divisor`)."""
     accounting = settled(plan.budget)
+    kind = kind_of(statistic.stat)
     points = []
     for epsilon in epsilons:
         if accounting == "zcdp":
-            divisor = 8 if isinstance(statistic.stat, QuantileSpec) else 2
-            share = Share("zcdp", rho=epsilon * epsilon / divisor)
+            share = Share("zcdp", rho=epsilon * epsilon / kind.zcdp_divisor)
         else:
             delta = plan.budget.delta if accounting == "approx" else None
             share = Share(accounting, epsilon=epsilon, delta=delta)
         mech = calibrate(statistic, share, context(plan, statistic.by))
         cells = math.prod(plan.schema[c].size for c in statistic.by)
         error = StatisticBudget(statistic, cells, mech, plan.budget.confidence).error()
-        value = error.get("moe") or error.get("sum_moe") or max(error.get("moe_rank") or [0.0])
-        points.append({"epsilon": epsilon, "moe": value, "unit": _unit(statistic)})
+        points.append(
+            {"epsilon": epsilon, "moe": kind.curve_moe(error), "unit": _unit(kind, statistic)}
+        )
     return points
 
 
-def _unit(statistic: StatisticTable) -> str:
-    if isinstance(statistic.stat, QuantileSpec):
+def _unit(kind: StatisticKind[Any], statistic: StatisticTable) -> str:
+    if kind.curve_unit == "rank":
         return "rank"
-    return f"{quote(statistic.stat.column)} (sum)"
+    return f"{quote(statistic.stat.column)} ({kind.curve_unit})"
 
 
-def statistics_text(allocation: Allocation) -> str:
+class WithStatistics(Protocol):
+    """What `statistics_text` reads of an allocation (`accounting.allocated.Allocation`)."""
+
+    @property
+    def statistics(self) -> tuple[StatisticBudget, ...]: ...
+
+    @property
+    def discoveries(self) -> tuple[DiscoveryBudget, ...]: ...
+
+
+def statistics_text(allocation: WithStatistics) -> str:
     """The statistics and discoveries in `plan`'s text summary (one line each)."""
     lines = []
     for s in allocation.statistics:
         entry = s.to_dict()
         cost = ", ".join(f"{k}={entry[k]:.4g}" for k in ("epsilon", "delta", "rho") if entry[k])
-        error = entry["error"]
-        if "moe_rank" in error:
-            shown = "rank moe " + ", ".join(f"{r:.4g}" for r in error["moe_rank"])
-            shown += f", resolution {entry['resolution']:g}"
-        elif "sum_moe" in error:
-            shown = f"sum moe {error['sum_moe']:.4g}, count moe {error['count_moe']:.4g}"
-        else:
-            shown = f"moe {error['moe']:.4g}"
+        shown = kind_of_entry(entry).summary(entry)
         lines.append(
             f"statistic {s.name}: {entry['description']} by [{', '.join(s.statistic.by)}], "
             f"{entry['mechanism']}, {cost}, {shown}\n"
