@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from dprelease.accounting.targets import settled
+from dprelease.accounting.accountants.registry import settled
 from dprelease.errors import quote
 from dprelease.plan.model import Plan
 from dprelease.plan.statistic import Discovery, StatisticTable
@@ -178,15 +179,13 @@ def statistic_error_curve(
 ) -> list[dict[str, Any]]:
     """The statistic's data-free error if it alone had each ε (for the Budget page's chart):
     the pure ε of the mechanism, under zcdp its ρ (ε²/8 for a quantile, ε²/2 otherwise)."""
-    accounting = settled(plan.budget)
+    accountant = settled(plan.budget)
+    quarter = isinstance(statistic.stat, QuantileSpec)  # the exponential mechanism: ε²/8
+    delta = plan.budget.delta if accountant.splits_delta else None
     points = []
     for epsilon in epsilons:
-        if accounting == "zcdp":
-            divisor = 8 if isinstance(statistic.stat, QuantileSpec) else 2
-            share = Share("zcdp", rho=epsilon * epsilon / divisor)
-        else:
-            delta = plan.budget.delta if accounting == "approx" else None
-            share = Share(accounting, epsilon=epsilon, delta=delta)
+        amount = float(accountant.of_epsilon(Fraction(epsilon), quarter))
+        share = Share(accountant.name, **accountant.unit_fields(amount), delta=delta)
         mech = calibrate(statistic, share, context(plan, statistic.by))
         cells = math.prod(plan.schema[c].size for c in statistic.by)
         error = StatisticBudget(statistic, cells, mech, plan.budget.confidence).error()

@@ -65,8 +65,6 @@ def statistic_problems(plan: Plan) -> list[str]:
         where = f"Table {quote(statistic.name)}"
         if plan.unit.kind == "id" and statistic.stat.column == plan.unit.column:
             problems.append(f"{where}: the unit id column cannot be a statistic's column.")
-        if statistic.table.rho is not None and plan.budget.accounting != "zcdp":
-            problems.append(f"{where} locks rho, which only zcdp accounting uses.")
     for discovery in plan.discoveries:
         column = next((c for c in plan.schema.columns if c.name == discovery.column), None)
         if not isinstance(column, CategoricalColumn) or column.domain_source != DISCOVERED:

@@ -19,26 +19,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
 
-from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exact_sum
-from dprelease.accounting.mechanisms.discrete_gaussian import (
-    DISCRETE_GAUSSIAN,
-    discrete_gaussian_sigma,
-)
-from dprelease.accounting.mechanisms.discrete_laplace import (
-    DISCRETE_LAPLACE,
-    laplace_epsilon,
-    laplace_scale,
-)
-from dprelease.accounting.mechanisms.gaussian import GAUSSIAN, gaussian_sigma
+from dprelease.accounting.accountants.registry import accountant
 from dprelease.accounting.mechanisms.registry import Noise
-from dprelease.accounting.shares import fit_exactly
-from dprelease.errors import BudgetError, PlanError, quote
+from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.cost import Effort, excess, fits, model_size, too_large
@@ -52,7 +40,7 @@ from dprelease.strategy.optimise import (
 )
 from dprelease.strategy.residual import ErrorModel
 
-StrategyAccounting = Literal["pure", "zcdp", "approx"]
+StrategyAccounting = str  # the name of an accountant that `chooses_strategy`
 StrategyKind = Literal["auto", "workload"]
 _NEGLIGIBLE = 1e-9  # of the largest share
 
@@ -86,15 +74,16 @@ class MeasuredMarginal:
 
     def to_dict(self, accounting: StrategyAccounting) -> dict[str, Any]:
         """An entry of `plan --json` `measurements`, in the form of `tables`."""
+        fields = accountant(accounting).fields(self.share)
         return {
             "name": self.name,
             "by": list(self.by),
             "cells": self.cells,
             "mechanism": self.noise.mechanism,
             "sensitivity": {"l1": self.sensitivity.l1, "l2": self.sensitivity.l2},
-            "epsilon": self.share if accounting == "pure" else None,
+            "epsilon": fields[0],
             "delta": None,
-            "rho": self.share if accounting == "zcdp" else None,
+            "rho": fields[2],
             "noise_scale": self.noise.scale,
             "noise_std": self.noise.std,
         }
@@ -240,10 +229,6 @@ def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np
     return model.objective(p, w)[0]
 
 
-def _fit(shares: list[float], room: Fraction) -> list[float]:
-    return fit_exactly(shares, range(len(shares)), room)
-
-
 def _noises(
     accounting: StrategyAccounting,
     shape: Sequence[float],
@@ -253,37 +238,7 @@ def _noises(
     rho: float | None = None,
 ) -> tuple[list[float], list[Noise], float | None]:
     """Round the shape into shares that fit exactly, and the noise each share buys."""
-    if accounting == "pure":
-        shares = _fit([epsilon * q for q in shape], Fraction(epsilon))
-        noises = [Noise(DISCRETE_LAPLACE.name, laplace_scale(s, sens.l1)) for s in shares]
-        check_within(
-            exact_sum([float(laplace_epsilon(n.scale, sens.l1)) for n in noises]),
-            Fraction(epsilon),
-            "epsilon",
-        )
-        return shares, noises, None
-    if delta is None:
-        raise BudgetError(f"{accounting} accounting needs delta.")
-    if accounting == "zcdp":
-        if rho is None:
-            rho, _ = epsilon_to_zcdp(epsilon, delta)
-        shares = _fit([rho * q for q in shape], Fraction(rho))
-        noises = [
-            Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(s, sens.l2_squared))
-            for s in shares
-        ]
-        spent = sum(
-            (Fraction(sens.l2_squared) / (2 * Fraction(n.scale) ** 2) for n in noises), Fraction(0)
-        )
-        check_within(spent, Fraction(rho), "rho")
-        return shares, noises, rho
-    unit_sigma = gaussian_sigma(epsilon, delta, 1.0)
-    room = 1 / Fraction(unit_sigma) ** 2  # Σ Δ₂²/σ_A² ≤ 1/σ*²: the set is one Gaussian
-    shares = _fit([float(room) * q for q in shape], room)
-    noises = [Noise(GAUSSIAN.name, discrete_gaussian_sigma(s / 2, sens.l2_squared)) for s in shares]
-    spent = sum((Fraction(sens.l2_squared) / Fraction(n.scale) ** 2 for n in noises), Fraction(0))
-    check_within(spent, room, "gaussian sensitivity")
-    return shares, noises, None
+    return accountant(accounting).strategy_noises(shape, sens, epsilon, delta, rho)
 
 
 def select_strategy(
@@ -303,7 +258,7 @@ def select_strategy(
     if not tables:
         raise PlanError("The plan has no tables to measure.")
     domain, workload, weights = _workload(schema, tables)
-    if accounting == "pure":
+    if accountant(accounting).strategy_shape == "laplace":
         candidates, shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
         model = _model_over(domain, workload, candidates)
     else:
