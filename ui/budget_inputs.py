@@ -9,7 +9,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from dprelease.accounting.accountants.registry import LABELS, takes_delta, takes_rho
+from dprelease.accounting.accountants.registry import labels, takes_delta, takes_rho
 from dprelease.errors import PlanError
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.edit import set_budget
@@ -67,9 +67,9 @@ def budget_inputs(ws: Workspace) -> None:
     top = st.columns(4)
     top[0].selectbox(
         "Accounting",
-        list(LABELS),
-        index=list(LABELS).index(accounting),
-        format_func=LABELS.__getitem__,
+        list(labels()),
+        index=list(labels()).index(accounting),
+        format_func=labels().__getitem__,
         key="accounting",
         on_change=on_accounting,
         help="How the tables' costs add up to the total guarantee.",

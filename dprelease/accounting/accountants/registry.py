@@ -23,8 +23,16 @@ if TYPE_CHECKING:
 ACCOUNTANTS: dict[str, Accountant] = {a.name: a for a in (PURE, ZCDP, APPROX, ADVANCED)}
 AUTO = "auto"  # the plan's default: the accountant is chosen per plan
 AUTO_LABEL = "auto: the accountant with the least expected error"
-CHOICES: tuple[str, ...] = (AUTO, *ACCOUNTANTS)  # what `budget.accounting` may say
-LABELS: dict[str, str] = {AUTO: AUTO_LABEL} | {a.name: a.label for a in ACCOUNTANTS.values()}
+
+
+def choices() -> tuple[str, ...]:
+    """What the plan's `budget.accounting` may say: `auto`, then every accountant's name."""
+    return (AUTO, *ACCOUNTANTS)
+
+
+def labels() -> dict[str, str]:
+    """Each choice's text for people (the dashboard's select box), in the order of `choices`."""
+    return {AUTO: AUTO_LABEL} | {a.name: a.label for a in ACCOUNTANTS.values()}
 
 
 def accountant(name: str) -> Accountant:
@@ -53,7 +61,7 @@ def chosen(budget: Budget) -> Accountant | None:
 
 
 def _unknown(name: str) -> str:
-    return f"budget.accounting must be one of {', '.join(CHOICES)}, got {quote(name)}."
+    return f"budget.accounting must be one of {', '.join(choices())}, got {quote(name)}."
 
 
 def settled(budget: Budget) -> Accountant:
@@ -121,7 +129,7 @@ def plan_problems(plan: Plan) -> list[str]:
     )
     if found is None and not is_auto(budget.accounting):
         return [
-            f"budget.accounting must be one of {', '.join(CHOICES)}, "
+            f"budget.accounting must be one of {', '.join(choices())}, "
             f"got {quote(budget.accounting)}."
         ]
     problems = (
