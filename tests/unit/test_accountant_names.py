@@ -38,9 +38,9 @@ def sources() -> list[Path]:
 
 def _name(node: ast.AST) -> str | None:
     """The accountant name (or `auto`) a node is a literal of."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        if node.value in NAMES or node.value == AUTO:
-            return node.value
+    named = isinstance(node, ast.Constant) and isinstance(node.value, str)
+    if named and (node.value in NAMES or node.value == AUTO):  # type: ignore[attr-defined]
+        return str(node.value)  # type: ignore[attr-defined]
     return None
 
 

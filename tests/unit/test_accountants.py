@@ -73,7 +73,7 @@ def test_each_accountant_refuses_what_it_cannot_use(accountant: Accountant) -> N
     if not accountant.in_rho:
         raw = plan_dict(**budget_for(accountant))
         raw["budget"].update(epsilon=None, rho=0.01, delta=1e-10)
-        with pytest.raises(PlanError, match="budget.rho is for zcdp accounting only"):
+        with pytest.raises(PlanError, match=r"budget\.rho is for zcdp accounting only"):
             allocate(parse_plan(raw))
     if accountant.needs_delta:
         raw = plan_dict(**budget_for(accountant))
@@ -99,7 +99,7 @@ def test_the_plan_keeps_its_text_and_auto_is_a_choice_not_an_accountant() -> Non
 
 def test_an_unknown_accountant_is_one_plan_problem() -> None:
     plan = parse_plan(plan_dict(accounting="renyi"))
-    with pytest.raises(PlanError, match="budget.accounting must be one of auto, pure"):
+    with pytest.raises(PlanError, match=r"budget\.accounting must be one of auto, pure"):
         allocate(plan)
 
 
@@ -160,7 +160,7 @@ def test_a_new_accountant_is_one_module_and_one_line(
     assert {t.noise.mechanism for t in result.tables} == {TOY.mechanism.name}
     share = Share(TOY.name, epsilon=0.5)
     assert share.accountant is TOY and share.split(2).amount == 0.25
-    with pytest.raises(PlanError, match="budget.rho is for zcdp accounting only"):
+    with pytest.raises(PlanError, match=r"budget\.rho is for zcdp accounting only"):
         raw = plan_dict(accounting=TOY.name, epsilon=None, rho=0.01)
         allocate(parse_plan(raw))
     # a release under it, and its report's words for people
