@@ -38,10 +38,9 @@ def sources() -> list[Path]:
 
 def _name(node: ast.AST) -> str | None:
     """The accountant name (or `auto`) a node is a literal of."""
-    named = isinstance(node, ast.Constant) and isinstance(node.value, str)
-    if named and (node.value in NAMES or node.value == AUTO):  # type: ignore[attr-defined]
-        return str(node.value)  # type: ignore[attr-defined]
-    return None
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    return node.value if node.value in NAMES or node.value == AUTO else None
 
 
 def _names_in(node: ast.AST) -> list[str]:
