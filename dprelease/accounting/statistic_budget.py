@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from dprelease.accounting.accountants.registry import settled
 from dprelease.errors import quote
@@ -31,8 +31,16 @@ from dprelease.stats.spec import (
 )
 from dprelease.stats.sums import SumMechanism, calibrate_sum
 
-if TYPE_CHECKING:
-    from dprelease.accounting.allocation import Allocation
+
+class Budgeted(Protocol):
+    """What `statistics_text` reads of an allocation (`allocated.Allocation`, which lists
+    this module's budgets: typed here by shape, so the two modules do not import each other)."""
+
+    @property
+    def statistics(self) -> tuple[StatisticBudget, ...]: ...
+
+    @property
+    def discoveries(self) -> tuple[DiscoveryBudget, ...]: ...
 
 StatMechanism = QuantileMechanism | SumMechanism | MeanMechanism
 CLAMPING = (
@@ -200,7 +208,7 @@ def _unit(statistic: StatisticTable) -> str:
     return f"{quote(statistic.stat.column)} (sum)"
 
 
-def statistics_text(allocation: Allocation) -> str:
+def statistics_text(allocation: Budgeted) -> str:
     """The statistics and discoveries in `plan`'s text summary (one line each)."""
     lines = []
     for s in allocation.statistics:

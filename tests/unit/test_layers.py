@@ -41,15 +41,6 @@ AGAINST_THE_ORDER: dict[tuple[str, str], int] = {
 CIRCLES: set[frozenset[str]] = {
     frozenset({"plan.model", "plan.statistic"}),
     frozenset({"data.excel", "data.read"}),
-    frozenset(
-        {
-            "accounting.allocated",
-            "accounting.allocation",
-            "accounting.statistic_budget",
-            "accounting.statistics",
-            "accounting.strategy_allocation",
-        }
-    ),
     frozenset({"release.export", "release.report"}),
     frozenset({"commands", "stats.command"}),
 }
