@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
+from dprelease.accounting.counted import union_tables
 from dprelease.plan.edit import update_table
 from dprelease.plan.model import Plan
-from dprelease.strategy.counted import union_tables
 from ui.state import Workspace
 
 

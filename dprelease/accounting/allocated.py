@@ -22,8 +22,8 @@ from dprelease.plan.model import StrategyKind
 from dprelease.plan.table_spec import Sensitivity, TableSpec
 
 if TYPE_CHECKING:
+    from dprelease.accounting.auto import AccountantChoice
     from dprelease.accounting.statistic_budget import DiscoveryBudget, StatisticBudget
-    from dprelease.strategy.accountant import AccountantChoice
 
 
 def equivalent_noise(mechanism: str, variance: float) -> Noise:

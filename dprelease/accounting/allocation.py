@@ -39,7 +39,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 
 if TYPE_CHECKING:
-    from dprelease.strategy.accountant import AccountantChoice
+    from dprelease.accounting.auto import AccountantChoice
 
 __all__ = ["Allocation", "TableBudget", "allocate", "delta_advice", "resolve_accounting"]
 
@@ -165,8 +165,8 @@ def resolve_accounting(plan: Plan, sens: Sensitivity) -> tuple[Accountant, Accou
     if epsilon is None or delta is None:  # `forced` covers these; for the type checker
         raise BudgetError("accounting: auto needs budget.epsilon and budget.delta.")
     # the strategy's optimiser needs scipy: imported only when a choice is to be made
+    from dprelease.accounting.auto import choose_accountant
     from dprelease.accounting.strategy_allocation import workload_of
-    from dprelease.strategy.accountant import choose_accountant
 
     kind = plan.budget.strategy if plan.budget.allocation == "optimal" else "workload"
     if any(s.locked for s in plan.tables):

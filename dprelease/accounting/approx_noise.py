@@ -14,15 +14,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dprelease.accounting.accountants.registry import accountant
+from dprelease.accounting.auto import AccountantChoice
 from dprelease.accounting.dgauss_pld import certify
 from dprelease.accounting.mechanisms import DISCRETE_GAUSSIAN, Noise
 from dprelease.errors import InternalError
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.strategy.accountant import AccountantChoice
 from dprelease.strategy.select import Strategy
 
 
-def certified_strategy(strategy: Strategy, sens: Sensitivity) -> Strategy:
+def certified_strategy(strategy: Strategy[Noise], sens: Sensitivity) -> Strategy[Noise]:
     """An approx strategy with its measurements' discrete-Gaussian σ's certified; any other
     strategy unchanged."""
     if not accountant(strategy.accounting).priced_as_set:

@@ -23,12 +23,13 @@ import math
 from dprelease.accounting.accountants.base import Target
 from dprelease.accounting.accountants.registry import accountant
 from dprelease.accounting.allocated import Allocation, TableBudget, equivalent_noise, priced
+from dprelease.accounting.auto import AccountantChoice
 from dprelease.accounting.composition import Guarantee
+from dprelease.accounting.mechanisms import Noise
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
+from dprelease.plan.subtables import reduce_key
 from dprelease.plan.table_spec import Sensitivity, TableSpec
-from dprelease.postprocess.subtables import reduce_key
-from dprelease.strategy.accountant import AccountantChoice
 from dprelease.strategy.select import Strategy, WorkloadTable, select_strategy
 
 
@@ -36,7 +37,7 @@ def workload_of(plan: Plan) -> tuple[WorkloadTable, ...]:
     return tuple(WorkloadTable(s.name, s.by, s.weight) for s in plan.tables)
 
 
-def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy:
+def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy[Noise]:
     """The strategy of `plan.budget.strategy` under the target's accountant."""
     accountant = target.accountant
     if not accountant.chooses_strategy:
@@ -48,7 +49,7 @@ def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy:
         plan.schema,
         workload_of(plan),
         sens,
-        accountant.name,
+        accountant,
         target.as_epsilon(),
         target.delta,
         plan.budget.strategy,
@@ -65,7 +66,7 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _measurements(plan: Plan, strategy: Strategy, alpha: float) -> tuple[TableBudget, ...]:
+def _measurements(plan: Plan, strategy: Strategy[Noise], alpha: float) -> tuple[TableBudget, ...]:
     by_key = {reduce_key(plan.schema, s.by): s.name for s in plan.tables}
     taken = {s.name for s in plan.tables}
     out = []
@@ -88,7 +89,7 @@ def _measurements(plan: Plan, strategy: Strategy, alpha: float) -> tuple[TableBu
 
 
 def _published(
-    plan: Plan, strategy: Strategy, measurements: tuple[TableBudget, ...], alpha: float
+    plan: Plan, strategy: Strategy[Noise], measurements: tuple[TableBudget, ...], alpha: float
 ) -> tuple[TableBudget, ...]:
     measured = {reduce_key(plan.schema, m.spec.by): m.name for m in measurements}
     mechanism = measurements[0].noise.mechanism

@@ -20,12 +20,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
-from dprelease.accounting.accountants.registry import accountant
-from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
@@ -45,6 +43,38 @@ StrategyKind = Literal["auto", "workload"]
 _NEGLIGIBLE = 1e-9  # of the largest share
 
 
+class NoiseLike(Protocol):
+    """What the strategy reads of a measurement's noise: its variance per cell."""
+
+    @property
+    def variance(self) -> float: ...
+
+
+N = TypeVar("N", bound=NoiseLike)
+
+
+class StrategyAccountant(Protocol[N]):
+    """What the strategy needs of an accountant (`dprelease.accounting.accountants`): its
+    name, the shape its shares are optimised for (L1 Laplace or L2 Gaussian noise) and the
+    noise that rounded shares buy. The accountant is handed in, so the strategy imports
+    nothing of accounting/ (the layers: accounting/ asks the strategy, never the reverse)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def strategy_shape(self) -> Literal["laplace", "gaussian"]: ...
+
+    def strategy_noises(
+        self,
+        shape: Sequence[float],
+        sens: Sensitivity,
+        epsilon: float,
+        delta: float | None,
+        rho: float | None,
+    ) -> tuple[list[float], list[N], float | None]: ...
+
+
 @dataclass(frozen=True)
 class WorkloadTable:
     """A published table as the strategy sees it: its name, columns and weight."""
@@ -59,7 +89,7 @@ class WorkloadTable:
 
 
 @dataclass(frozen=True)
-class MeasuredMarginal:
+class MeasuredMarginal(Generic[N]):
     """One marginal the release measures, its budget share and its noise (all public).
 
     `share` is in the accountant's additive unit: ε (pure), ρ (zcdp), u = Δ₂²/σ² (approx).
@@ -68,25 +98,9 @@ class MeasuredMarginal:
     name: str
     by: tuple[str, ...]
     cells: int
-    noise: Noise
+    noise: N
     share: float
     sensitivity: Sensitivity
-
-    def to_dict(self, accounting: StrategyAccounting) -> dict[str, Any]:
-        """An entry of `plan --json` `measurements`, in the form of `tables`."""
-        fields = accountant(accounting).fields(self.share)
-        return {
-            "name": self.name,
-            "by": list(self.by),
-            "cells": self.cells,
-            "mechanism": self.noise.mechanism,
-            "sensitivity": {"l1": self.sensitivity.l1, "l2": self.sensitivity.l2},
-            "epsilon": fields[0],
-            "delta": None,
-            "rho": fields[2],
-            "noise_scale": self.noise.scale,
-            "noise_std": self.noise.std,
-        }
 
 
 @dataclass(frozen=True)
@@ -100,7 +114,7 @@ class TableAccuracy:
 
 
 @dataclass(frozen=True)
-class Strategy:
+class Strategy(Generic[N]):
     """What to measure and what it buys, under one accountant."""
 
     accounting: StrategyAccounting
@@ -108,7 +122,7 @@ class Strategy:
     epsilon: float
     delta: float | None
     rho: float | None  # the zCDP total (zcdp only)
-    measurements: tuple[MeasuredMarginal, ...]
+    measurements: tuple[MeasuredMarginal[N], ...]
     tables: tuple[TableAccuracy, ...]
     workload_error: float  # Σ_B w_B · total_variance_B / cells_B (weighted per-cell MSE)
 
@@ -229,36 +243,25 @@ def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np
     return model.objective(p, w)[0]
 
 
-def _noises(
-    accounting: StrategyAccounting,
-    shape: Sequence[float],
-    sens: Sensitivity,
-    epsilon: float,
-    delta: float | None,
-    rho: float | None = None,
-) -> tuple[list[float], list[Noise], float | None]:
-    """Round the shape into shares that fit exactly, and the noise each share buys."""
-    return accountant(accounting).strategy_noises(shape, sens, epsilon, delta, rho)
-
-
 def select_strategy(
     schema: Schema,
     tables: Sequence[WorkloadTable],
     sens: Sensitivity,
-    accounting: StrategyAccounting,
+    accountant: StrategyAccountant[N],
     epsilon: float,
     delta: float | None = None,
     kind: StrategyKind = "auto",
     *,
     rho: float | None = None,
-) -> Strategy:
-    """Measurements, their noise, and every table's exact expected LS error.
+) -> Strategy[N]:
+    """Measurements, their noise, and every table's exact expected LS error, under the
+    accountant (an object of `dprelease.accounting.accountants`).
 
     Under zcdp the total ρ is `rho` when given, else ρ(ε, δ) by the CKS bound."""
     if not tables:
         raise PlanError("The plan has no tables to measure.")
     domain, workload, weights = _workload(schema, tables)
-    if accountant(accounting).strategy_shape == "laplace":
+    if accountant.strategy_shape == "laplace":
         candidates, shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
         model = _model_over(domain, workload, candidates)
     else:
@@ -268,8 +271,9 @@ def select_strategy(
     # leaving it unspent costs at most 1e-9 of the budget
     floor = _NEGLIGIBLE * max(shape)
     used = [j for j, q in enumerate(shape) if q > floor]
-    shares, noises, total_rho = _noises(
-        accounting, [shape[j] for j in used], sens, epsilon, delta, rho
+    # the accountant rounds the shape into shares that fit exactly, and prices their noise
+    shares, noises, total_rho = accountant.strategy_noises(
+        [shape[j] for j in used], sens, epsilon, delta, rho
     )
     precisions = np.zeros(len(model.candidates))
     for j, noise in zip(used, noises, strict=True):
@@ -296,7 +300,7 @@ def select_strategy(
         for t, m, v in zip(tables, workload, totals, strict=True)
     )
     strategy = Strategy(
-        accounting=accounting,
+        accounting=accountant.name,
         kind=kind,
         epsilon=epsilon,
         delta=delta,
@@ -311,7 +315,7 @@ def select_strategy(
         # The optimiser's shape (esp. the pure one, fitted to the continuous Laplace) can land
         # above the tables as listed; never return worse than measuring them as listed.
         listed = select_strategy(
-            schema, tables, sens, accounting, epsilon, delta, "workload", rho=rho
+            schema, tables, sens, accountant, epsilon, delta, "workload", rho=rho
         )
         if listed.workload_error < strategy.workload_error:
             return replace(listed, kind="auto")

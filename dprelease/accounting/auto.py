@@ -1,5 +1,9 @@
 """`accounting: auto`: the accountant whose strategy gives the least expected workload error.
 
+`auto` is not an accountant but a resolution step (`allocation.resolve_accounting`): the
+plan's settings may leave one accountant only (`accountants.registry.forced`), else this
+module compares the candidates' strategies.
+
 Each accountant that `chooses_strategy` (pure: discrete Laplace, zcdp: discrete Gaussian,
 approx: Gaussian, composed exactly as one Gaussian mechanism) gets its own optimised strategy
 at the user's (ε, δ); the smallest weighted per-cell MSE wins. Without δ only those without δ
@@ -12,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dprelease.accounting.accountants.registry import strategy_accountants
+from dprelease.accounting.mechanisms import Noise
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.select import (
@@ -28,10 +33,10 @@ class AccountantChoice:
     """The winner, every candidate's strategy, and how much worse each one is than the winner."""
 
     winner: StrategyAccounting
-    strategies: tuple[Strategy, ...]
+    strategies: tuple[Strategy[Noise], ...]
 
     @property
-    def chosen(self) -> Strategy:
+    def chosen(self) -> Strategy[Noise]:
         return next(s for s in self.strategies if s.accounting == self.winner)
 
     def ratio(self, accounting: StrategyAccounting) -> float:
@@ -65,7 +70,7 @@ def choose_accountant(
     kind: StrategyKind = "auto",
 ) -> AccountantChoice:
     strategies = tuple(
-        select_strategy(schema, tables, sens, a.name, epsilon, delta, kind)
+        select_strategy(schema, tables, sens, a, epsilon, delta, kind)
         for a in strategy_accountants(delta)
     )
     best = min(strategies, key=lambda s: s.workload_error)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dprelease.accounting.accountants.registry import chosen, strategy_accountants
 from dprelease.errors import BudgetError, PlanError
 from dprelease.plan.model import Plan
+from dprelease.plan.subtables import reduce_key
 from dprelease.plan.table_spec import TableSpec
-from dprelease.postprocess.subtables import reduce_key
 
 MEASURED_PREFIX = "measured."
 
