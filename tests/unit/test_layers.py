@@ -23,15 +23,11 @@ from helpers import ROOT
 PACKAGE = ROOT / "dprelease"
 
 AGAINST_THE_ORDER: dict[tuple[str, str], int] = {
-    ("accounting", "postprocess"): 1,
     ("accounting", "stats"): 9,
-    ("accounting", "strategy"): 9,
     ("data", "stats"): 1,
-    ("data", "strategy"): 3,
     ("plan", "data"): 1,
     ("plan", "stats"): 4,
     ("postprocess", "release"): 1,
-    ("postprocess", "strategy"): 3,
     ("release", "risk"): 1,
     ("release", "stats"): 14,
     ("stats", "commands"): 2,
