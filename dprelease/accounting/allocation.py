@@ -20,6 +20,7 @@ from dprelease.accounting.accountants.registry import accountant as accountant_n
 from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.accounting.accountants.registry import (
     chosen,
+    first,
     forced,
     is_auto,
     settled,
@@ -232,13 +233,12 @@ def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
         return plan
     accountant = forced(plan)
     if accountant is None:
-        candidates = strategy_accountants(plan.budget.delta)
-        if plan.discoveries:
-            accountant = next(a for a in candidates if a.in_rho)
+        if plan.discoveries:  # (ε, δ)-DP: an accountant in ρ composes it with the counts
+            accountant = first(lambda a: a.in_rho, "in ρ")
         elif plan.tables:
             accountant = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
         else:
-            accountant = next(a for a in candidates if not a.needs_delta)
+            accountant = first(lambda a: not a.needs_delta, "without δ")
     return replace(plan, budget=replace(plan.budget, accounting=accountant.name))
 
 

@@ -42,6 +42,7 @@ class Budgeted(Protocol):
     @property
     def discoveries(self) -> tuple[DiscoveryBudget, ...]: ...
 
+
 StatMechanism = QuantileMechanism | SumMechanism | MeanMechanism
 CLAMPING = (
     "Values outside the bounds are clamped into them before the statistic is computed: values "

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from dprelease.accounting.composition import Guarantee, check_within
 from dprelease.accounting.mechanisms import Mechanism, Noise
-from dprelease.errors import BudgetError, InternalError
+from dprelease.errors import BudgetError, InternalError, quote
 
 if TYPE_CHECKING:
     from dprelease.plan.model import Budget
@@ -100,7 +100,7 @@ class Accountant(ABC):
                 "(e.g. delta: 1.0e-10); only pure accounting works without it."
             )
         for spec in tables:
-            where = f"Table '{spec.name}'"
+            where = f"Table {quote(spec.name)}"
             if spec.rho is not None and not self.in_rho:
                 problems.append(
                     f"{where} locks rho, which only zcdp accounting uses; lock epsilon instead."

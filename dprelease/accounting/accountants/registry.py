@@ -8,6 +8,7 @@ expected error decides among those that `chooses_strategy` (`allocation.resolve_
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from dprelease.accounting.accountants.advanced import ADVANCED
@@ -110,14 +111,21 @@ def forced(plan: Plan) -> Accountant | None:
     if fixed is not None:
         return fixed
     budget = plan.budget
-    candidates = [a for a in ACCOUNTANTS.values() if a.chooses_strategy]
     if budget.rho is not None or any(s.rho is not None for s in plan.tables):
-        return next(a for a in candidates if a.in_rho)
+        return first(lambda a: a.in_rho, "in ρ")
     if any(s.delta is not None for s in plan.tables):
-        return next(a for a in candidates if a.splits_delta)
+        return first(lambda a: a.splits_delta, "that splits δ")
     if budget.delta is None:
-        return next(a for a in candidates if not a.needs_delta)
+        return first(lambda a: not a.needs_delta, "without δ")
     return None
+
+
+def first(rule: Callable[[Accountant], bool], what: str) -> Accountant:
+    """The first accountant `auto` may choose (one that `chooses_strategy`) that `rule` allows."""
+    for candidate in ACCOUNTANTS.values():
+        if candidate.chooses_strategy and rule(candidate):
+            return candidate
+    raise InternalError(f"accounting: auto has no accountant {what}")
 
 
 def plan_problems(plan: Plan) -> list[str]:
