@@ -32,7 +32,8 @@ Fields = tuple[float | None, float | None, float | None]  # (ε, δ, ρ) of one 
 
 
 class Target(ABC):
-    """A plan's total budget as the value its accountant composes (no optional fields)."""
+    """A plan's total budget as the value its accountant composes: each accountant's subclass
+    has exactly the fields it uses (ε; ε and δ; ρ and δ), and `amount` is its additive total."""
 
     epsilon: float | None
     delta: float | None
