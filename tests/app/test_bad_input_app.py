@@ -141,6 +141,18 @@ PLANS = [
         COLUMNS + TABLES + "budget: {accounting: zcdp, epsilon: 1, delta: 1}\n",
         "above 0 and at most 0.001",
     ),
+    (  # the accountant registry checks the plan's text once the plan is read (issue 26)
+        "unknown accountant",
+        "plan.yaml",
+        COLUMNS + TABLES + "budget: {accounting: renyi, epsilon: 1}\n",
+        "budget.accounting must be one of auto, pure",
+    ),
+    (
+        "zcdp without delta",
+        "plan.yaml",
+        COLUMNS + TABLES + "budget: {accounting: zcdp, epsilon: 1}\n",
+        "delta is required with zcdp",
+    ),
     (
         "key given twice",
         "plan.yaml",

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dprelease.accounting.counted import counted_tables
 from dprelease.data import excel
 from dprelease.data.count import EncodedData, TrueCounts, count, encode, load_data, read_data
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_plan
-from dprelease.strategy.counted import counted_tables
 
 SECRET = "SECRET42"  # a record value that must never appear in a message
 

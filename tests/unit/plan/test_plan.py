@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from dprelease.accounting.accountants.registry import check_plan
 from dprelease.errors import PlanError
 from dprelease.plan.parse import dumps_plan, load_plan, loads_plan, parse_plan, save_plan
 from helpers.cli import run
@@ -12,8 +13,10 @@ from helpers.plans import plan_dict
 
 
 def problems_of(raw) -> list[str]:
+    """The plan's problems: parsing's, else its accountant's (the registry checks the
+    `budget.accounting` text and what it rules, once the plan is parsed: issue 26)."""
     with pytest.raises(PlanError) as caught:
-        parse_plan(raw)
+        check_plan(parse_plan(raw))
     return caught.value.problems
 
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from dprelease.plan.model import Postprocess
+from dprelease.plan.subtables import Workload, cell_map, shared_key
 from dprelease.postprocess.pipeline import STEP_ORDER, postprocess
-from dprelease.postprocess.subtables import Workload, cell_map, shared_key
 from helpers.postprocess import (
     FULL,
     ONLY_CONSISTENT,

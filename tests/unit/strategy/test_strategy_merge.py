@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dprelease.accounting.accountants.registry import accountant
+from dprelease.accounting.counted import MEASURED_PREFIX, counted_tables
 from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance
 from dprelease.data.count import count, load_data
 from dprelease.data.engines import count_data
@@ -18,7 +20,6 @@ from dprelease.plan.parse import parse_plan
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.draw import draw_release
 from dprelease.release.export import release_files
-from dprelease.strategy.counted import MEASURED_PREFIX, counted_tables
 from dprelease.strategy.domain import build_domain, downward_closure
 from dprelease.strategy.merge import merged_epsilon_shape, union
 from dprelease.strategy.residual import ErrorModel
@@ -62,13 +63,13 @@ def union_plan(tmp_path: Path | None = None, **budget: object):
 def test_two_tables_crossed_with_binary_columns_are_measured_as_their_union() -> None:
     plan = union_plan()
     workload = [WorkloadTable(t["name"], tuple(t["by"])) for t in TABLES]
-    merged = select_strategy(plan.schema, workload, ONE, "pure", 1.0)
+    merged = select_strategy(plan.schema, workload, ONE, accountant("pure"), 1.0)
     assert [m.by for m in merged.measurements] == [("sex", "insurance", "age")]
     assert merged.measurements[0].share == 1.0
     # each cell of age × sex sums 2 cells of the union, each with the whole ε's noise
     per_cell = 2 * discrete_laplace_variance(1.0)
     assert merged.table("age_by_sex").expected_rmse == pytest.approx(math.sqrt(per_cell))
-    listed = select_strategy(plan.schema, workload, ONE, "pure", 1.0, kind="workload")
+    listed = select_strategy(plan.schema, workload, ONE, accountant("pure"), 1.0, kind="workload")
     assert merged.workload_error < 0.8 * listed.workload_error
     # the tables as listed never get a union: `strategy: workload` measures them as they are
     assert {m.by for m in listed.measurements} == {("sex", "age"), ("insurance", "age")}

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dprelease.accounting.accountants.registry import accountant
+from dprelease.accounting.auto import choose_accountant
 from dprelease.plan.parse import load_plan
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.strategy.accountant import choose_accountant
 from dprelease.strategy.domain import build_domain
 from dprelease.strategy.residual import ErrorModel
 from dprelease.strategy.select import StrategyAccounting, WorkloadTable, select_strategy
@@ -45,7 +46,7 @@ def test_approx_set_is_one_gaussian_within_its_calibration(epsilon: float, delta
         WorkloadTable("b", ("age",)),
         WorkloadTable("c", ()),
     ]
-    strategy = select_strategy(SCHEMA, tables, ONE, "approx", epsilon, delta)
+    strategy = select_strategy(SCHEMA, tables, ONE, accountant("approx"), epsilon, delta)
     mu_squared = sum(Fraction(1) / Fraction(m.noise.scale) ** 2 for m in strategy.measurements)
     mu = math.sqrt(float(mu_squared))
     assert _independent_delta(epsilon, mu) <= delta * (1 + 1e-9)
@@ -57,11 +58,11 @@ def test_shares_never_overspend() -> None:
         WorkloadTable(f"t{i}", by)
         for i, by in enumerate([("county", "sex"), ("age", "race"), ("state",), ()])
     ]
-    pure = select_strategy(SCHEMA, tables, ONE, "pure", 0.7)
+    pure = select_strategy(SCHEMA, tables, ONE, accountant("pure"), 0.7)
     assert sum(
         (Fraction(1) / Fraction(m.noise.scale) for m in pure.measurements), Fraction(0)
     ) <= Fraction(0.7)
-    zcdp = select_strategy(SCHEMA, tables, ONE, "zcdp", 0.7, 1e-9)
+    zcdp = select_strategy(SCHEMA, tables, ONE, accountant("zcdp"), 0.7, 1e-9)
     assert zcdp.rho is not None
     spent = sum(
         (Fraction(1) / (2 * Fraction(m.noise.scale) ** 2) for m in zcdp.measurements), Fraction(0)
@@ -72,8 +73,8 @@ def test_shares_never_overspend() -> None:
 def test_an_implied_table_of_low_weight_gets_no_budget() -> None:
     """sex is implied by age × sex: with little weight it is derived, not measured."""
     tables = [WorkloadTable("age_by_sex", ("age", "sex")), WorkloadTable("sex", ("sex",), 0.01)]
-    strategy = select_strategy(SCHEMA, tables, ONE, "pure", 1.0)
-    workload = select_strategy(SCHEMA, tables, ONE, "pure", 1.0, kind="workload")
+    strategy = select_strategy(SCHEMA, tables, ONE, accountant("pure"), 1.0)
+    workload = select_strategy(SCHEMA, tables, ONE, accountant("pure"), 1.0, kind="workload")
     assert strategy.workload_error <= workload.workload_error * (1 + 1e-9)
     assert [m.by for m in strategy.measurements] == [("sex", "age")]
 
@@ -111,14 +112,16 @@ def _listed_error(tables: list[WorkloadTable], accounting: str) -> float:
 def test_chosen_strategy_never_worse_than_the_listed_workload(raw, accounting) -> None:
     tables = [WorkloadTable(f"t{i}", tuple(by), w) for i, (by, w) in enumerate(raw)]
     if accounting == "pure":
-        chosen = select_strategy(SCHEMA, tables, ONE, "pure", 1.0)
-        listed = select_strategy(SCHEMA, tables, ONE, "pure", 1.0, kind="workload")
+        chosen = select_strategy(SCHEMA, tables, ONE, accountant("pure"), 1.0)
+        listed = select_strategy(SCHEMA, tables, ONE, accountant("pure"), 1.0, kind="workload")
     else:
         from dprelease.accounting.composition import zcdp_to_epsilon
 
         epsilon = zcdp_to_epsilon(0.05, 1e-9)[0]
-        chosen = select_strategy(SCHEMA, tables, ONE, "zcdp", epsilon, 1e-9)
-        listed = select_strategy(SCHEMA, tables, ONE, "zcdp", epsilon, 1e-9, kind="workload")
+        chosen = select_strategy(SCHEMA, tables, ONE, accountant("zcdp"), epsilon, 1e-9)
+        listed = select_strategy(
+            SCHEMA, tables, ONE, accountant("zcdp"), epsilon, 1e-9, kind="workload"
+        )
     assert chosen.workload_error <= listed.workload_error * (1 + 1e-6)
     assert chosen.workload_error <= _listed_error(tables, accounting) * (1 + 1e-3)
 
@@ -140,8 +143,10 @@ def test_no_measurement_that_buys_next_to_nothing(accounting: StrategyAccounting
     sample's household_size was measured at σ 1850 beside σ ≈ 23 for the rest."""
     plan = load_plan("data/census_sample.plan.yaml")
     tables = [WorkloadTable(t.name, t.by, t.weight) for t in plan.tables]
-    chosen = select_strategy(plan.schema, tables, ONE, accounting, 1.0, 1e-10)
+    chosen = select_strategy(plan.schema, tables, ONE, accountant(accounting), 1.0, 1e-10)
     stds = [m.noise.std for m in chosen.measurements]
     assert max(stds) < 3 * min(stds)
-    listed = select_strategy(plan.schema, tables, ONE, accounting, 1.0, 1e-10, "workload")
+    listed = select_strategy(
+        plan.schema, tables, ONE, accountant(accounting), 1.0, 1e-10, "workload"
+    )
     assert chosen.workload_error <= listed.workload_error

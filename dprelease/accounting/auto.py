@@ -1,8 +1,13 @@
 """`accounting: auto`: the accountant whose strategy gives the least expected workload error.
 
-Each of pure (discrete Laplace), zcdp (discrete Gaussian) and approx (Gaussian, composed
-exactly as one Gaussian mechanism) gets its own optimised strategy at the user's (ε, δ); the
-smallest weighted per-cell MSE wins. Without δ only pure is possible.
+`auto` is not an accountant but a resolution step (`allocation.resolve_accounting`): the
+plan's settings may leave one accountant only (`accountants.registry.forced`), else this
+module compares the candidates' strategies.
+
+Each accountant that `chooses_strategy` (pure: discrete Laplace, zcdp: discrete Gaussian,
+approx: Gaussian, composed exactly as one Gaussian mechanism) gets its own optimised strategy
+at the user's (ε, δ); the smallest weighted per-cell MSE wins. Without δ only those without δ
+(pure) are possible.
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dprelease.accounting.accountants.registry import strategy_accountants
+from dprelease.accounting.mechanisms import Noise
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.select import (
@@ -26,10 +33,10 @@ class AccountantChoice:
     """The winner, every candidate's strategy, and how much worse each one is than the winner."""
 
     winner: StrategyAccounting
-    strategies: tuple[Strategy, ...]
+    strategies: tuple[Strategy[Noise], ...]
 
     @property
-    def chosen(self) -> Strategy:
+    def chosen(self) -> Strategy[Noise]:
         return next(s for s in self.strategies if s.accounting == self.winner)
 
     def ratio(self, accounting: StrategyAccounting) -> float:
@@ -62,11 +69,9 @@ def choose_accountant(
     delta: float | None,
     kind: StrategyKind = "auto",
 ) -> AccountantChoice:
-    names: tuple[StrategyAccounting, ...] = (
-        ("pure",) if delta is None else ("pure", "zcdp", "approx")
-    )
     strategies = tuple(
-        select_strategy(schema, tables, sens, a, epsilon, delta, kind) for a in names
+        select_strategy(schema, tables, sens, a, epsilon, delta, kind)
+        for a in strategy_accountants(delta)
     )
     best = min(strategies, key=lambda s: s.workload_error)
     return AccountantChoice(winner=best.accounting, strategies=strategies)

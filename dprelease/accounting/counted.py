@@ -12,17 +12,27 @@ tables, and, like every true count, never leave the process.
 
 from __future__ import annotations
 
+from dprelease.accounting.accountants.registry import chosen, strategy_accountants
 from dprelease.errors import BudgetError, PlanError
 from dprelease.plan.model import Plan
+from dprelease.plan.subtables import reduce_key
 from dprelease.plan.table_spec import TableSpec
-from dprelease.postprocess.subtables import reduce_key
 
 MEASURED_PREFIX = "measured."
 
 
+def _may_be_laplace(plan: Plan) -> bool:
+    """True when the accountant may be one whose strategy measures unions (its shape is the
+    Laplace one): the plan's own, or under `auto` any such candidate."""
+    fixed = chosen(plan.budget)
+    if fixed is not None:
+        return fixed.strategy_shape == "laplace"
+    return any(a.strategy_shape == "laplace" for a in strategy_accountants(plan.budget.delta))
+
+
 def union_tables(plan: Plan) -> tuple[TableSpec, ...]:
     """The unions `strategy: auto` may measure, as tables to count (names no table has)."""
-    if plan.budget.strategy != "auto" or plan.budget.accounting not in ("auto", "pure"):
+    if plan.budget.strategy != "auto" or not _may_be_laplace(plan):
         return ()
     if not plan.tables:
         return ()
