@@ -161,6 +161,18 @@ def _advice(plan: Plan) -> list[str]:
         notes.append("Table weights are ignored under allocation: equal.")
     if plan.budget.accounting == "pure" and plan.budget.delta is not None:
         notes.append("budget.delta is ignored under pure accounting (the guarantee has δ = 0).")
+    if plan.invariants:  # issue 27: said wherever the allocation is shown
+        names = ", ".join(spec.name for spec in plan.invariants)
+        notes.append(
+            f"Invariant tables ({names}) are published exact, without noise and outside the "
+            "differential privacy guarantee; they take no budget, and the other tables are "
+            "made consistent with them."
+        )
+    if plan.structural_zeros:
+        notes.append(
+            f"{len(plan.structural_zeros)} structural zero(s): impossible cells are released "
+            "as 0 with margin 0, and the other tables are made consistent with them."
+        )
     return notes
 
 
