@@ -15,7 +15,6 @@ from dprelease.errors import PlanError, quote
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.schema import Schema, is_number
 from dprelease.plan.statistic import Discovery, StatisticTable, statistic_problems
-from dprelease.plan.zeros import StructuralZero, constraint_problems
 from dprelease.plan.table_spec import (
     Neighbors,
     TableSpec,
@@ -23,6 +22,7 @@ from dprelease.plan.table_spec import (
     check_budget_number,
     check_delta,
 )
+from dprelease.plan.zeros import StructuralZero, constraint_problems
 
 ConcreteAccounting = Literal["pure", "approx", "advanced", "zcdp"]
 Accounting = Literal["auto", "pure", "approx", "advanced", "zcdp"]

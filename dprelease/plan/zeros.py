@@ -71,7 +71,9 @@ def parse_structural_zeros(raw: object) -> tuple[StructuralZero, ...]:
                     f"{where}: column {quote(column)} needs a non-empty list of values "
                     "(text or numbers)."
                 )
-            texts = tuple(dict.fromkeys(v if isinstance(v, str) else format_number(v) for v in listed))
+            texts = tuple(
+                dict.fromkeys(v if isinstance(v, str) else format_number(v) for v in listed)
+            )
             pairs.append((str(column), texts))
         zeros.append(StructuralZero(tuple(pairs)))
     return tuple(zeros)
@@ -157,9 +159,7 @@ def zero_mask(schema: Schema, zeros: Sequence[StructuralZero], by: Sequence[str]
     return mask.reshape(-1)
 
 
-def _allowed(
-    schema: Schema, zero: StructuralZero, by: tuple[str, ...]
-) -> list[np.ndarray] | None:
+def _allowed(schema: Schema, zero: StructuralZero, by: tuple[str, ...]) -> list[np.ndarray] | None:
     """Per axis of `by`, the codes the zero covers; None when the table does not contain it."""
     codes = zero_codes(schema, zero)
     axes: list[set[int]] = [set(range(schema[name].size)) for name in by]

@@ -258,6 +258,7 @@ def postprocess(
     for spec in plan.tables if plan.structural_zeros else ():  # impossible cells are 0
         if spec.name in released:
             released[spec.name][zero_mask(plan.schema, plan.structural_zeros, spec.by)] = 0
-    for spec in plan.invariants if invariant_counts is not None else ():
-        released[spec.name] = np.asarray(invariant_counts[spec.name], dtype=np.int64)
+    for spec in plan.invariants:  # exact, as given (left out of a simulation: None)
+        if invariant_counts is not None:
+            released[spec.name] = np.asarray(invariant_counts[spec.name], dtype=np.int64)
     return PostprocessResult(released, tuple(applied), ())
