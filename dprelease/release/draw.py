@@ -16,7 +16,7 @@ import numpy as np
 
 from dprelease.accounting.allocation import Allocation, TableBudget, allocate
 from dprelease.data.count import TrueCounts
-from dprelease.errors import InternalError
+from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.accuracy import (
@@ -24,8 +24,9 @@ from dprelease.postprocess.accuracy import (
     TableAccuracy,
     accuracy_after_postprocessing,
 )
+from dprelease.postprocess.consistency import is_consistent
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
-from dprelease.postprocess.pipeline import postprocess
+from dprelease.postprocess.pipeline import postprocess, problem_of
 from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.release.statistics import (
     Counter,
@@ -149,6 +150,48 @@ def _noisy_tables(
     _check_counts(plan, true_counts)
     # invariant tables (issue 27): exact counts, no noise, held fixed by post-processing
     exact = {s.name: true_counts.counts[s.name] for s in plan.invariants}
+    check_invariants(plan, exact)  # before any noise is drawn
+    try:
+        return _drawn(plan, allocation, true_counts, add_noise, exact)
+    except InternalError:
+        if not (plan.invariants or plan.structural_zeros):
+            raise
+        raise DataError(CONFLICT) from None
+
+
+CONFLICT = (
+    "The data do not fit the plan's constraints: the invariant tables' exact counts leave "
+    "no non-negative tables that keep the structural zeros (rows fall in cells the zeros call "
+    "impossible); correct those rows, or drop the zero or the invariant."
+)
+
+
+def check_invariants(plan: Plan, exact: Mapping[str, np.ndarray]) -> None:
+    """Refuse invariant tables whose exact counts disagree on a sub-table they share: rows
+    left out of one (a value outside a column's domain, without `other`) but not the other.
+    No noisy table could agree with both. The message holds no count."""
+    if len(plan.invariants) < 2:
+        return
+    specs = plan.invariants
+    problem = problem_of(
+        plan.schema, [(s.name, s.by) for s in specs], dict(exact), {s.name: 1.0 for s in specs}
+    )
+    if not is_consistent(problem.constraints, problem.measured, tol=0.0):
+        names = ", ".join(s.name for s in specs)
+        raise DataError(
+            f"The invariant tables ({names}) disagree on what they share: the data have rows "
+            "that some of them leave out (a value outside a column's domain); give that "
+            "column an `other` value, or mark fewer tables invariant."
+        )
+
+
+def _drawn(
+    plan: Plan,
+    allocation: Allocation,
+    true_counts: TrueCounts,
+    add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
+    exact: dict[str, np.ndarray],
+) -> _Drawn:
     if allocation.derived:
         measurement_set = MeasurementSet(plan, allocation, invariant_counts=exact)
         truths = measurement_set.true_measurements(true_counts.counts)
