@@ -197,11 +197,15 @@ def consistent_pipeline(
         lower_bound = max(lower_bound, 0.0)
     size = problem.measured.size
     pins = {**problem.fixed, **(pinned or {})}
+    measured = problem.measured
+    if problem.fixed:  # a simulation swaps `measured`: the held cells keep their values
+        measured = measured.copy()
+        measured[list(problem.fixed)] = list(problem.fixed.values())
     lower = _pin(np.full(size, lower_bound), pins)
     upper = _pin(np.full(size, upper_bound), pins)
     if wants_clamp or settings.nonnegative or pins:
         estimate = bounded_projection(
-            constraints, problem.measured, problem.variances, lower, upper
+            constraints, measured, problem.variances, lower, upper
         )
         if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
             skipped.append("clamp")
@@ -209,14 +213,14 @@ def consistent_pipeline(
             lower = _pin(np.full(size, 0.0 if settings.nonnegative else -math.inf), pins)
             upper = _pin(np.full(size, math.inf), pins)
             estimate = bounded_projection(
-                constraints, problem.measured, problem.variances, lower, upper
+                constraints, measured, problem.variances, lower, upper
             )
             if estimate is None:
                 raise InternalError("non-negative consistent tables always exist")
         applied += ["clamp"] if wants_clamp else []
         applied += ["nonnegative"] if settings.nonnegative else []
     else:
-        estimate, _ = weighted_projection(constraints, problem.measured, problem.variances)
+        estimate, _ = weighted_projection(constraints, measured, problem.variances)
     method = None
     if settings.integer:
         held = problem.variances <= 0  # fixed cells: pinned by their bounds, no weight needed
