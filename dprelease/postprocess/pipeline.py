@@ -204,17 +204,13 @@ def consistent_pipeline(
     lower = _pin(np.full(size, lower_bound), pins)
     upper = _pin(np.full(size, upper_bound), pins)
     if wants_clamp or settings.nonnegative or pins:
-        estimate = bounded_projection(
-            constraints, measured, problem.variances, lower, upper
-        )
+        estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
         if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
             skipped.append("clamp")
             wants_clamp = False
             lower = _pin(np.full(size, 0.0 if settings.nonnegative else -math.inf), pins)
             upper = _pin(np.full(size, math.inf), pins)
-            estimate = bounded_projection(
-                constraints, measured, problem.variances, lower, upper
-            )
+            estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
             if estimate is None:
                 raise InternalError("non-negative consistent tables always exist")
         applied += ["clamp"] if wants_clamp else []
