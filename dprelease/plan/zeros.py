@@ -127,7 +127,6 @@ def _ancestors(schema: Schema, name: str) -> tuple[str, ...]:
 def _codes_through(schema: Schema, child: str, ancestor: str, wanted: frozenset[int]) -> set[int]:
     """The codes of `child` whose ancestor at the `ancestor` level is one of `wanted`."""
     column = schema[child]
-    labels = set()
     if not isinstance(column, CategoricalColumn):
         return set()
     current = {code: label for code, label in enumerate(column.labels)}
