@@ -20,6 +20,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their
                     checks
     statistic_edit  dashboard edits: add a statistic, discover a column's domain
+    zeros           structural zeros and invariant tables (issue 27): values, cell masks, checks
+    constraints_edit  dashboard edits: add or remove a structural zero
     subtables       which tables determine which sub-tables (hierarchy included); cell maps
 - strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
                   least-squares error, budget optimisation, select_strategy (handed the
@@ -91,6 +93,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     exact_noise     the discrete Laplace and discrete Gaussian table samplers and tails
     draw            draw_release (secure) and draw_preview
     report, export  the release as metadata.json, CSV tables and an HTML report
+    constraints_files  what a release says of its invariant tables and structural zeros
     report_domains  the report's public definitions: each column's codes, labels, bins
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section

@@ -15,6 +15,7 @@ from dprelease.plan.model import Plan
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table, measurement_rows, union_note
 from ui.budget_tabs import budget_tabs
+from ui.constraints_view import show_invariants
 from ui.delivery import ship_now
 from ui.epsilon_risk import epsilon_risk
 from ui.markdown import md, md_lines
@@ -73,6 +74,7 @@ def _results(
     if allocation.accountant_choice is not None:
         st.info(md(f"accounting: auto — {allocation.accountant_choice.summary()}"))
     budget_table(ws, plan, allocation)
+    show_invariants(plan)  # issue 27: the tables published exact, outside the guarantee
     if allocation.derived:
         count = len(allocation.measurements)
         st.caption(

@@ -15,6 +15,7 @@ from dprelease.plan.size import table_cells
 from dprelease.plan.statistic_edit import KINDS as STAT_KINDS
 from dprelease.plan.statistic_edit import METHOD_CHOICES, add_statistic
 from dprelease.plan.table_spec import TableSpec
+from ui.constraints_view import render_structural_zeros
 from ui.markdown import md_error, md_lines
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits, stat_text
@@ -111,6 +112,7 @@ frame = pd.DataFrame(
             f"locked {lock_unit}": t.get(lock_unit),
             "target MoE per cell": (t.get("target") or {}).get("moe"),
             "target MoE whole table": (t.get("target") or {}).get("moe_table"),
+            "invariant (exact, no noise)": bool(t.get("invariant", False)),
             "remove": False,
         }
         for t, n in zip(tables, cells, strict=True)
@@ -119,7 +121,8 @@ frame = pd.DataFrame(
 st.markdown(f"**{len(tables)} tables, {int(frame['cells'].sum(skipna=True)):,} cells in all**")
 st.caption(
     "Edit names, weights (used by weighted and optimal allocation), locked budgets and "
-    "accuracy targets (used by targets allocation), or tick remove; then apply."
+    "accuracy targets (used by targets allocation), or tick remove; then apply. An invariant "
+    "table publishes its exact counts, without noise and outside the privacy guarantee."
 )
 edited = st.data_editor(
     frame,
@@ -141,5 +144,6 @@ if st.button("Apply changes", key="apply_tables", type="primary"):
         _change(apply_table_edits(ws.plan, rows, lock_unit))
     except DPReleaseError as error:
         st.error(md_error(error, "The plan is unchanged."))
+render_structural_zeros(ws)  # issue 27
 if problem:
     st.error(md_lines(problem))

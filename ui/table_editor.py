@@ -55,6 +55,8 @@ def apply_table_edits(plan: PlanDict, rows: Sequence[dict[str, Any]], lock_unit:
             lock_unit: _number(row.get(f"locked {lock_unit}")),
             "weight": None if weight in (None, 1.0) else weight,
             "target": target,
+            # issue 27: exact counts, never a default; ticked only by the user
+            "invariant": True if row.get("invariant (exact, no noise)") else None,
         }
         if new_name != original:
             changes["name"] = new_name

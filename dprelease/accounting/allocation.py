@@ -102,6 +102,18 @@ def _advice(plan: Plan) -> list[str]:
         notes.append(
             f"budget.delta is ignored under {fixed.name} accounting (the guarantee has δ = 0)."
         )
+    if plan.invariants:  # issue 27: said wherever the allocation is shown
+        names = ", ".join(spec.name for spec in plan.invariants)
+        notes.append(
+            f"Invariant tables ({names}) are published exact, without noise and outside the "
+            "differential privacy guarantee; they take no budget, and the other tables are "
+            "made consistent with them."
+        )
+    if plan.structural_zeros:
+        notes.append(
+            f"{len(plan.structural_zeros)} structural zero(s): impossible cells are released "
+            "as 0 with margin 0, and the other tables are made consistent with them."
+        )
     return notes
 
 

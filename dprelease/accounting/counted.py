@@ -56,5 +56,6 @@ def union_tables(plan: Plan) -> tuple[TableSpec, ...]:
 
 
 def counted_tables(plan: Plan) -> tuple[TableSpec, ...]:
-    """The plan's tables, then the unions to count with them."""
-    return (*plan.tables, *union_tables(plan))
+    """The plan's tables, then the unions to count with them, then the invariant tables
+    (exact counts the plan chose to publish, issue 27)."""
+    return (*plan.tables, *union_tables(plan), *plan.invariants)

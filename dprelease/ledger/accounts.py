@@ -16,7 +16,8 @@ from dprelease.errors import BudgetError, InternalError
 from dprelease.ledger.values import Account
 
 KEY = re.compile(r"[0-9a-f]{64}")
-FORMAT = 2  # PRAGMA user_version of the layout below (1: no accounts or records tables)
+FORMAT = 3  # PRAGMA user_version of the layout below (1: no accounts or records tables;
+# 2: no `invariants` column on charges, issue 27)
 ACCOUNTS = (
     "CREATE TABLE accounts (dataset TEXT PRIMARY KEY, name TEXT UNIQUE, created TEXT NOT NULL)",
     "CREATE TABLE records (fingerprint TEXT PRIMARY KEY, dataset TEXT NOT NULL)",
@@ -25,7 +26,7 @@ SCHEMA = (
     "CREATE TABLE caps (dataset TEXT PRIMARY KEY, epsilon REAL, delta REAL, updated TEXT NOT NULL)",
     "CREATE TABLE charges (release_id TEXT PRIMARY KEY, dataset TEXT NOT NULL,"
     " epsilon REAL NOT NULL, delta REAL NOT NULL, rho REAL, accounting TEXT NOT NULL,"
-    " label TEXT NOT NULL, tables TEXT NOT NULL, created TEXT NOT NULL)",
+    " label TEXT NOT NULL, tables TEXT NOT NULL, created TEXT NOT NULL, invariants TEXT)",
     "CREATE INDEX charges_by_dataset ON charges (dataset)",
     *ACCOUNTS,
 )
@@ -114,14 +115,18 @@ def register(conn: sqlite3.Connection, account: Account, records: str | None = N
 
 
 def upgrade(conn: sqlite3.Connection) -> None:
-    """Format 1 → 2: add the accounts and records tables; old keys stay account keys."""
+    """Format 1 → 2: add the accounts and records tables; old keys stay account keys.
+    Format 2 → 3: add the charges' `invariants` column (NULL: the release held none)."""
     if conn.execute("PRAGMA user_version").fetchone()[0] >= FORMAT:
         return
     conn.execute("BEGIN IMMEDIATE")
-    if conn.execute("PRAGMA user_version").fetchone()[0] < FORMAT:  # another may have won
+    version = conn.execute("PRAGMA user_version").fetchone()[0]  # another may have won
+    if version < 2:
         for statement in ACCOUNTS:
             conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {FORMAT}")
+    if version < 3:
+        conn.execute("ALTER TABLE charges ADD COLUMN invariants TEXT")
+    conn.execute(f"PRAGMA user_version = {FORMAT}")
     conn.execute("COMMIT")
 
 

@@ -75,6 +75,12 @@ def _text(shown: dict[str, Any]) -> str:
                 f"  {release['created']}  ε = {budget_text(release['epsilon'])}  "
                 f"δ = {budget_text(release['delta'])}  {release['accounting']}  "
                 f"{len(release['tables'])} table(s)  {release['id']}"
+                + (
+                    f"  holds invariants (exact, outside the guarantee): "
+                    f"{', '.join(release['invariants'])}"
+                    if release.get("invariants")
+                    else ""
+                )
             )
     return "\n".join(lines) + "\n"
 

@@ -26,7 +26,8 @@ How a release is charged exactly once:
 A cap may be lowered below what is spent (a steward may tighten policy): nothing more fits.
 
 The ledger stores public facts only: ε, δ, ρ, the accounting, a label (the plan's name or
-summary), table names and times. Never a data value, a count, a row count or a seed.
+summary), table names, the names of tables published exact (invariants) and times. Never a
+data value, a count, a row count or a seed.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
         label=row["label"],
         tables=tuple(json.loads(row["tables"])),
         created=row["created"],
+        invariants=tuple(json.loads(row["invariants"] or "[]")),
     )
 
 
@@ -346,9 +348,11 @@ class Ledger:
         tables: Sequence[str],
         name: str | None = None,
         legacy: str | None = None,
+        invariants: Sequence[str] = (),
     ) -> Iterator[LedgerEntry]:
         """Charge a release of the records `dataset` (a fingerprint key) to their account if
-        it fits the caps; committed only if the block exits normally.
+        it fits the caps; committed only if the block exits normally. `invariants` names the
+        tables the release publishes exact (outside the guarantee charged).
 
         Raises AlreadyChargedError if `release_id` was charged before, BudgetError if the
         release does not fit, LedgerError if the file cannot be used or stays busy.
@@ -382,9 +386,11 @@ class Ledger:
                     label=label,
                     tables=tuple(str(table) for table in tables),
                     created=now(),
+                    invariants=tuple(str(table) for table in invariants),
                 )
                 conn.execute(
-                    "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO charges (release_id, dataset, epsilon, delta, rho, accounting,"
+                    " label, tables, created, invariants) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         entry.release_id,
                         entry.dataset,
@@ -395,6 +401,7 @@ class Ledger:
                         entry.label,
                         json.dumps(list(entry.tables)),
                         entry.created,
+                        json.dumps(list(entry.invariants)) if entry.invariants else None,
                     ),
                 )
             # An exception (or a kill) here leaves the transaction uncommitted: no charge.

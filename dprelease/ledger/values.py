@@ -27,10 +27,13 @@ class LedgerEntry:
     label: str
     tables: tuple[str, ...]
     created: str  # UTC, ISO 8601
+    # tables published exact (`invariant: true`, issue 27): outside the charged guarantee
+    invariants: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """The shape `ledger show --json` prints for one release."""
         return {
+            "invariants": list(self.invariants),
             "id": self.release_id,
             "created": self.created,
             "epsilon": self.epsilon,

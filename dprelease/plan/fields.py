@@ -33,6 +33,7 @@ TOP_KEYS = (
     "budget",
     "strategy",  # also accepted as budget.strategy (where saved plans write it)
     "postprocess",
+    "structural_zeros",  # issue 27: impossible cells
 )
 COLUMN_KEYS = (
     "kind",
@@ -287,7 +288,7 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | Statisti
         lambda: TableSpec(
             name=table.get("name", f"table_{index + 1}"),
             by=tuple(by),
-            **given(table, "weight"),
+            **given(table, "weight", "invariant"),
             epsilon=number_or_none(table, "epsilon", where),
             rho=number_or_none(table, "rho", where),
             delta=number_or_none(table, "delta", where),
@@ -303,6 +304,11 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | Statisti
     )
     if spec is None or "stat" not in table:
         return spec
+    if spec.invariant:
+        bag.problems.append(
+            f"{where}: a statistic cannot be invariant; invariant is for tables of counts."
+        )
+        return None
     return bag.build(lambda: StatisticTable(spec, parse_stat(table["stat"], spec.name)))
 
 

@@ -22,6 +22,7 @@ from dprelease.plan.table_spec import (
     check_budget_number,
     check_delta,
 )
+from dprelease.plan.zeros import StructuralZero, constraint_problems
 
 Allocation = Literal["equal", "weighted", "optimal", "targets"]
 StrategyKind = Literal["auto", "workload"]
@@ -127,6 +128,9 @@ class Plan:
     base_dir: Path | None = None  # folder of the plan file, for a relative `data` path
     statistics: tuple[StatisticTable, ...] = ()  # tables with `stat:` (issue 16)
     discoveries: tuple[Discovery, ...] = ()  # columns with `domain: {discover: ...}`
+    # issue 27: tables with `invariant: true` (exact, no budget) and impossible cells
+    invariants: tuple[TableSpec, ...] = ()
+    structural_zeros: tuple[StructuralZero, ...] = ()
 
     def __post_init__(self) -> None:
         problems = check_plan(self)
@@ -134,7 +138,7 @@ class Plan:
             raise PlanError.from_problems(problems)
 
     def table(self, name: str) -> TableSpec:
-        for spec in self.tables:
+        for spec in (*self.tables, *self.invariants):
             if spec.name == name:
                 return spec
         raise PlanError(f"The plan has no table {quote(name)}.")
@@ -149,14 +153,14 @@ class Plan:
     @property
     def used_columns(self) -> tuple[str, ...]:
         """The plan's columns that some table uses, in plan order."""
-        used = {name for spec in self.tables for name in spec.by}
+        used = {name for spec in (*self.tables, *self.invariants) for name in spec.by}
         return tuple(name for name in self.schema.names if name in used)
 
     @property
     def grouping_columns(self) -> tuple[str, ...]:
         """The plan's columns that some count table or statistic groups by, in plan order: the
         columns a release has cells of (and labels for)."""
-        used = {name for spec in self.tables for name in spec.by}
+        used = {name for spec in (*self.tables, *self.invariants) for name in spec.by}
         used |= {name for statistic in self.statistics for name in statistic.by}
         return tuple(name for name in self.schema.names if name in used)
 
@@ -173,17 +177,25 @@ def check_plan(plan: Plan) -> list[str]:
         problems.append(
             f"neighbors must be 'add_remove' or 'replace', got {quote(plan.neighbors)}."
         )
-    if not plan.tables and not plan.statistics:
+    if not plan.tables and not plan.statistics and not plan.invariants:
         problems.append("The plan has no tables: add at least one under `tables`.")
-    names = [spec.name for spec in plan.tables] + [s.name for s in plan.statistics]
+    names = [spec.name for spec in (*plan.tables, *plan.invariants)]
+    names += [s.name for s in plan.statistics]
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"Table name {quote(name)} is used twice; table names must be unique.")
-    problems.extend(unknown_column_problems(plan.tables, plan.schema.names))
+    problems.extend(unknown_column_problems(plan.tables + plan.invariants, plan.schema.names))
     stat_tables = tuple(s.table for s in plan.statistics)
     problems.extend(unknown_column_problems(stat_tables, plan.schema.names))
     problems.extend(
-        statistic_problems(plan.statistics, plan.discoveries, plan.schema, plan.unit)
+        constraint_problems(
+            plan.schema,
+            plan.structural_zeros,
+            plan.tables,
+            plan.invariants,
+            has_statistics=bool(plan.statistics),
+        )
     )
+    problems.extend(statistic_problems(plan.statistics, plan.discoveries, plan.schema, plan.unit))
     if plan.unit.kind == "id" and plan.unit.column in plan.used_columns:
         problems.append(
             f"The unit id column {quote(plan.unit.column)} cannot also be a table column."

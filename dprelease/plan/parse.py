@@ -37,6 +37,7 @@ from dprelease.plan.size import check_plan_size
 from dprelease.plan.stat_spec import parse_discover, stat_to_dict
 from dprelease.plan.statistic import Discovery, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Unit
+from dprelease.plan.zeros import parse_structural_zeros, zeros_to_list
 
 
 def _schema(raw: object, bag: Collector) -> Schema | None:
@@ -84,6 +85,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
 
     raw_tables = top.get("tables", [])
     tables: list[TableSpec] = []
+    invariants: list[TableSpec] = []
     statistics: list[StatisticTable] = []
     if not isinstance(raw_tables, list):
         bag.problems.append("tables must be a list, e.g. - {name: by_sex, by: [sex]}.")
@@ -92,6 +94,8 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
             spec = parse_table(raw_table, index, bag)
             if isinstance(spec, StatisticTable):
                 statistics.append(spec)
+            elif spec is not None and spec.invariant:
+                invariants.append(spec)
             elif spec is not None:
                 tables.append(spec)
 
@@ -140,10 +144,18 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
     if dataset is not None and not _is_dataset_name(dataset):
         bag.problems.append(DATASET_NAME_RULE)
 
+    zeros = bag.build(lambda: parse_structural_zeros(top.get("structural_zeros")))
     if bag.problems and schema is not None:
-        every = (*tables, *(s.table for s in statistics))
+        every = (*tables, *invariants, *(s.table for s in statistics))
         bag.problems.extend(unknown_column_problems(every, schema.names))
-    if bag.problems or schema is None or budget is None or unit is None or postprocess is None:
+    if (
+        bag.problems
+        or schema is None
+        or budget is None
+        or unit is None
+        or postprocess is None
+        or zeros is None
+    ):
         raise PlanError.from_problems(bag.problems or ["The plan could not be read."])
     return Plan(
         schema=schema,
@@ -157,6 +169,8 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
         base_dir=base_dir,
         statistics=tuple(statistics),
         discoveries=_discoveries(top.get("columns")),
+        invariants=tuple(invariants),
+        structural_zeros=zeros,
     )
 
 
@@ -220,6 +234,8 @@ def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
     if spec.target is not None:
         key = "moe" if spec.target.moe is not None else "moe_table"
         out["target"] = {key: getattr(spec.target, key)}
+    if spec.invariant:
+        out["invariant"] = True
     return out
 
 
@@ -257,13 +273,15 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
     out["neighbors"] = plan.neighbors
     discovered = {d.column: d for d in plan.discoveries}
     out["columns"] = {c.name: _column_to_dict(c, discovered) for c in plan.schema.columns}
-    out["tables"] = [_table_to_dict(spec) for spec in plan.tables] + [
+    out["tables"] = [_table_to_dict(spec) for spec in (*plan.tables, *plan.invariants)] + [
         {**_table_to_dict(s.table), "stat": stat_to_dict(s.stat)} for s in plan.statistics
     ]
     out["budget"] = {
         key: getattr(budget, key) for key in BUDGET_KEYS if getattr(budget, key) is not None
     }
     out["postprocess"] = plan.postprocess.to_dict()
+    if plan.structural_zeros:
+        out["structural_zeros"] = zeros_to_list(plan.structural_zeros)
     return out
 
 

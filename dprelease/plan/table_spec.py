@@ -134,9 +134,14 @@ class TableSpec:
     rho: float | None = None  # locked budget (zcdp)
     delta: float | None = None  # locked δ share (approx)
     target: Target | None = None
+    invariant: bool = False  # exact counts, no noise, outside the DP guarantee (issue 27)
 
     def __post_init__(self) -> None:
         where = f"Table {quote(self.name)}"
+        if not isinstance(self.invariant, bool):
+            raise PlanError(
+                f"{where}: invariant must be true or false, got {quote(self.invariant)}."
+            )
         if not isinstance(self.name, str) or not TABLE_NAME.match(self.name):
             raise PlanError(
                 f"Table name {quote(self.name)} is not allowed: use letters, digits, '_', '-' "

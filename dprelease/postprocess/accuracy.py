@@ -79,8 +79,8 @@ def _exact(
     plan: Plan, allocation: Allocation, settings: Postprocess
 ) -> dict[str, TableAccuracy] | None:
     """Exact figures when only linear steps run: the noise itself, or the LS estimate."""
-    if _moves_counts(settings):
-        return None
+    if _moves_counts(settings) or plan.structural_zeros:
+        return None  # the exact listed model knows no zeros: simulate
     after = {t.name: t.expected_rmse for t in allocation.tables}
     if settings.consistent and not allocation.derived:
         # least squares over the listed tables (scipy-backed model: imported only here)
@@ -124,6 +124,7 @@ def plausible_truth(
         [(m.name, m.spec.by) for m in measured],
         noisy_measurements,
         {m.name: m.noise.variance for m in measured},
+        zeros=plan.structural_zeros,
     )
     return consistent_pipeline(problem, TRUTH_SETTINGS).released_counts, problem
 

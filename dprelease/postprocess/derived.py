@@ -27,6 +27,7 @@ from dprelease.accounting.counted import counted_tables
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan, Postprocess
 from dprelease.plan.subtables import Workload, cell_map, determines, partial_columns
+from dprelease.plan.zeros import zero_mask
 from dprelease.postprocess.consistency import Constraints, build_constraints, weighted_projection
 from dprelease.postprocess.pipeline import (
     PostprocessResult,
@@ -46,21 +47,41 @@ def marginalise(counts: np.ndarray, mapping: np.ndarray, cells: int) -> np.ndarr
 
 @dataclass
 class MeasurementSet:
-    """The measurements of an allocation as one least-squares problem (built once)."""
+    """The measurements of an allocation as one least-squares problem (built once).
+
+    Structural zeros are held at 0 in every measurement that contains them (known, variance
+    0), and with `invariant_counts` the invariant tables join as exact measurements: the
+    least squares then spreads what they tell over every other estimate (issue 27).
+    """
 
     plan: Plan
     allocation: Allocation
+    invariant_counts: Mapping[str, np.ndarray] | None = None
     workload: Workload = field(init=False)
     constraints: Constraints = field(init=False)
     variances: np.ndarray = field(init=False)
+    held: np.ndarray = field(init=False)  # cells known exactly (zeros, invariants)
     sources: dict[str, tuple[int, np.ndarray]] = field(init=False)  # table → (measurement, map)
 
     def __post_init__(self) -> None:
         schema = self.plan.schema
         measured = self.allocation.measurements
-        self.workload = Workload(schema, tuple(m.spec.by for m in measured))
+        exact = self.plan.invariants if self.invariant_counts is not None else ()
+        bys = tuple(m.spec.by for m in measured) + tuple(s.by for s in exact)
+        self.workload = Workload(schema, bys)
         self.constraints = build_constraints(self.workload)
-        self.variances = np.concatenate([np.full(m.cells, m.noise.variance) for m in measured])
+        zeros = self.plan.structural_zeros
+        self.held = np.concatenate(
+            [zero_mask(schema, zeros, m.spec.by) for m in measured]
+            + [np.ones(s.cells(schema), dtype=bool) for s in exact]
+            + [np.zeros(0, dtype=bool)]
+        )
+        self.variances = np.concatenate(
+            [np.full(m.cells, m.noise.variance) for m in measured]
+            + [np.zeros(s.cells(schema)) for s in exact]
+            + [np.zeros(0)]
+        )
+        self.variances[self.held] = 0.0
         self.sources = {}
         for spec in self.plan.tables:
             found = [i for i, m in enumerate(measured) if determines(schema, m.spec.by, spec.by)]
@@ -68,6 +89,13 @@ class MeasurementSet:
                 raise InternalError(f"no measurement determines table '{spec.name}'")
             best = min(found, key=lambda i: measured[i].cells)
             self.sources[spec.name] = (best, cell_map(schema, measured[best].spec.by, spec.by))
+
+    def _exact_cells(self) -> np.ndarray:
+        """The cells of the invariant tables (after the measurements' cells)."""
+        out = np.zeros(self.held.size, dtype=bool)
+        if self.invariant_counts is not None:
+            out[sum(m.cells for m in self.allocation.measurements) :] = True
+        return out
 
     def true_measurements(self, counted: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Each measurement's true counts, summed from a counted table that determines it: a
@@ -86,9 +114,13 @@ class MeasurementSet:
 
     def estimate(self, noisy: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The least-squares estimate of every published table from the noisy measurements."""
+        exact = self.invariant_counts or {}
+        invariants = self.plan.invariants if self.invariant_counts is not None else ()
         measured = np.concatenate(
             [noisy[m.name].astype(np.float64) for m in self.allocation.measurements]
+            + [np.asarray(exact[s.name], dtype=np.float64) for s in invariants]
         )
+        measured[self.held & ~self._exact_cells()] = 0.0  # structural zeros
         solution, _ = weighted_projection(self.constraints, measured, self.variances)
         parts = self.constraints.split(solution)
         return {
@@ -104,30 +136,51 @@ def derived_postprocess(
     estimates: dict[str, np.ndarray],
     settings: Postprocess | None = None,
     rng: np.random.Generator | None = None,
+    invariant_counts: Mapping[str, np.ndarray] | None = None,
 ) -> PostprocessResult:
-    """The plan's post-processing on least-squares estimates, keeping the grand total."""
+    """The plan's post-processing on least-squares estimates, keeping the grand total.
+
+    Structural zeros stay 0; with `invariant_counts` the invariant tables are held at their
+    exact counts, and the grand total is theirs (exact, not rounded at random)."""
     settings = settings or plan.postprocess
     if not settings.consistent:
-        return postprocess(plan, allocation, estimates, settings)
+        return postprocess(plan, allocation, estimates, settings, invariant_counts=invariant_counts)
     generator = rng or np.random.default_rng()
     tables = [(s.name, s.by) for s in plan.tables]
     values = dict(estimates)
     variances = {t.name: t.noise.variance for t in allocation.tables}
+    invariants = plan.invariants if invariant_counts is not None else ()
+    for spec in invariants:
+        tables.append((spec.name, spec.by))
+        values[spec.name] = np.asarray((invariant_counts or {})[spec.name], dtype=np.float64)
+        variances[spec.name] = 0.0
     # a table over a partial column sums to less than the total: take the total from another
-    complete = [s.name for s in plan.tables if not partial_columns(plan.schema, s.by)]
-    whole = estimates[(complete or [plan.tables[0].name])[0]]
+    complete = [name for name, by in tables if not partial_columns(plan.schema, by)]
+    whole = values[(complete or [plan.tables[0].name])[0]]
     if not any(by == () for _, by in tables):
         tables.append((TOTAL, ()))
         values[TOTAL] = np.array([float(whole.sum())])
-        variances[TOTAL] = min(variances.values())
-    problem = problem_of(plan.schema, tables, values, variances)
-    total = grand_total([whole], settings.nonnegative, settings.integer, generator)
+        variances[TOTAL] = min(v for v in variances.values() if v > 0)
+    problem = problem_of(
+        plan.schema,
+        tables,
+        values,
+        variances,
+        zeros=plan.structural_zeros,
+        exact={spec.name for spec in invariants},
+    )
+    exact_total = [n for n in complete if n in {s.name for s in invariants}]
+    if exact_total:
+        total = float(values[exact_total[0]].sum())
+    else:
+        total = grand_total([whole], settings.nonnegative, settings.integer, generator)
     offsets = np.concatenate(
         [[0], np.cumsum([problem.workload.cells(i) for i in range(len(tables))])]
     )
     total_pin = {int(offsets[i]): total for i, (_, by) in enumerate(tables) if by == ()}
     pins = total_pin
-    if _bounds_are_zero_or_none(settings):
+    # top-down fixing knows neither zeros nor exact tables: the joint step holds them
+    if _bounds_are_zero_or_none(settings) and not problem.fixed:
         fixed = fix_top_down(
             plan.schema,
             [by for _, by in tables],

@@ -28,8 +28,8 @@ Every step is idempotent: applying the pipeline to its own output changes nothin
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from dprelease.errors import InternalError
 from dprelease.plan.model import Plan, Postprocess
 from dprelease.plan.schema import Schema
 from dprelease.plan.subtables import Workload
+from dprelease.plan.zeros import StructuralZero, zero_mask
 from dprelease.postprocess.consistency import (
     Constraints,
     bounded_projection,
@@ -97,6 +98,9 @@ class Problem:
     constraints: Constraints
     measured: np.ndarray
     variances: np.ndarray
+    # cells held at a value (issue 27): structural zeros at 0, invariant tables at their
+    # exact counts; measured there, variance 0, and pinned by every step
+    fixed: dict[int, float] = field(default_factory=dict)
 
     def split(self, values: np.ndarray) -> dict[str, np.ndarray]:
         sizes = [self.workload.cells(i) for i in range(len(self.names))]
@@ -104,11 +108,28 @@ class Problem:
         return dict(zip(self.names, parts, strict=True))
 
 
-def make_problem(plan: Plan, allocation: Allocation, noisy: dict[str, np.ndarray]) -> Problem:
-    """The plan's tables as one problem, weighted by their measurement noise."""
+def make_problem(
+    plan: Plan,
+    allocation: Allocation,
+    noisy: dict[str, np.ndarray],
+    invariant_counts: Mapping[str, np.ndarray] | None = None,
+) -> Problem:
+    """The plan's tables as one problem, weighted by their measurement noise; with
+    `invariant_counts`, the invariant tables too, held at their exact counts."""
     specs = plan.tables
     variances = {s.name: allocation.table(s.name).noise.variance for s in specs}
-    return problem_of(plan.schema, [(s.name, s.by) for s in specs], noisy, variances)
+    tables = [(s.name, s.by) for s in specs]
+    values = dict(noisy)
+    exact = set()
+    if invariant_counts is not None:
+        for spec in plan.invariants:
+            tables.append((spec.name, spec.by))
+            values[spec.name] = invariant_counts[spec.name]
+            variances[spec.name] = 0.0
+            exact.add(spec.name)
+    return problem_of(
+        plan.schema, tables, values, variances, zeros=plan.structural_zeros, exact=exact
+    )
 
 
 def problem_of(
@@ -116,22 +137,41 @@ def problem_of(
     tables: Sequence[tuple[str, tuple[str, ...]]],
     values: dict[str, np.ndarray],
     variances: dict[str, float],
+    *,
+    zeros: Sequence[StructuralZero] = (),
+    exact: Collection[str] = (),
 ) -> Problem:
-    """Tables (name, by) with their values and per-cell variance, as one problem."""
+    """Tables (name, by) with their values and per-cell variance, as one problem; the cells of
+    `zeros` and every cell of the tables named in `exact` are held fixed (`Problem.fixed`)."""
     bys = tuple(by for _, by in tables)
     workload = Workload(schema, bys)
     for index, (name, _) in enumerate(tables):
         counts = values.get(name)
         if counts is None or counts.shape != (workload.cells(index),):
             raise InternalError(f"noisy counts of table '{name}' do not match the plan")
+    measured = np.concatenate([values[name].astype(np.float64) for name, _ in tables])
+    variance = np.concatenate(
+        [np.full(workload.cells(i), variances[name]) for i, (name, _) in enumerate(tables)]
+    )
+    held = np.zeros(measured.size, dtype=bool)
+    start = 0
+    for index, (name, by) in enumerate(tables):
+        cells = workload.cells(index)
+        if name in exact:
+            held[start : start + cells] = True
+        elif zeros:
+            zero = zero_mask(schema, zeros, by)
+            measured[start : start + cells][zero] = 0.0
+            held[start : start + cells] |= zero
+        start += cells
+    variance[held] = 0.0
     return Problem(
         names=tuple(name for name, _ in tables),
         workload=workload,
         constraints=build_constraints(workload),
-        measured=np.concatenate([values[name].astype(np.float64) for name, _ in tables]),
-        variances=np.concatenate(
-            [np.full(workload.cells(i), variances[name]) for i, (name, _) in enumerate(tables)]
-        ),
+        measured=measured,
+        variances=variance,
+        fixed={int(i): float(measured[i]) for i in np.flatnonzero(held)},
     )
 
 
@@ -156,30 +196,31 @@ def consistent_pipeline(
     if settings.nonnegative:
         lower_bound = max(lower_bound, 0.0)
     size = problem.measured.size
-    pins = pinned or {}
+    pins = {**problem.fixed, **(pinned or {})}
+    measured = problem.measured
+    if problem.fixed:  # a simulation swaps `measured`: the held cells keep their values
+        measured = measured.copy()
+        measured[list(problem.fixed)] = list(problem.fixed.values())
     lower = _pin(np.full(size, lower_bound), pins)
     upper = _pin(np.full(size, upper_bound), pins)
     if wants_clamp or settings.nonnegative or pins:
-        estimate = bounded_projection(
-            constraints, problem.measured, problem.variances, lower, upper
-        )
+        estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
         if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
             skipped.append("clamp")
             wants_clamp = False
             lower = _pin(np.full(size, 0.0 if settings.nonnegative else -math.inf), pins)
             upper = _pin(np.full(size, math.inf), pins)
-            estimate = bounded_projection(
-                constraints, problem.measured, problem.variances, lower, upper
-            )
+            estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
             if estimate is None:
                 raise InternalError("non-negative consistent tables always exist")
         applied += ["clamp"] if wants_clamp else []
         applied += ["nonnegative"] if settings.nonnegative else []
     else:
-        estimate, _ = weighted_projection(constraints, problem.measured, problem.variances)
+        estimate, _ = weighted_projection(constraints, measured, problem.variances)
     method = None
     if settings.integer:
-        weights = 1.0 / problem.variances
+        held = problem.variances <= 0  # fixed cells: pinned by their bounds, no weight needed
+        weights = np.where(held, 0.0, 1.0 / np.where(held, 1.0, problem.variances))
         estimate, method = controlled_round(
             problem.workload, constraints, estimate, weights, lower, upper, rounding
         )
@@ -200,14 +241,24 @@ def postprocess(
     settings: Postprocess | None = None,
     *,
     rounding: RoundingMethod = "auto",
+    invariant_counts: Mapping[str, np.ndarray] | None = None,
 ) -> PostprocessResult:
     """Apply the steps switched on in `settings` (default: the plan's), in `STEP_ORDER`.
 
-    `noisy_counts` holds every table of the plan; the noise variances come from `allocation`.
+    `noisy_counts` holds every noisy table of the plan; the noise variances come from
+    `allocation`. Structural zeros are held at 0. `invariant_counts` (the exact counts of the
+    plan's invariant tables, published as they are) are held fixed too, and the result holds
+    them; without it (a simulation) the invariants are left out.
     """
     settings = settings or plan.postprocess
     if settings.consistent:
-        problem = make_problem(plan, allocation, noisy_counts)
+        problem = make_problem(plan, allocation, noisy_counts, invariant_counts)
         return consistent_pipeline(problem, settings, rounding)
     released, applied = _cellwise(noisy_counts, settings)
+    for spec in plan.tables if plan.structural_zeros else ():  # impossible cells are 0
+        if spec.name in released:
+            released[spec.name][zero_mask(plan.schema, plan.structural_zeros, spec.by)] = 0
+    for spec in plan.invariants:  # exact, as given (left out of a simulation: None)
+        if invariant_counts is not None:
+            released[spec.name] = np.asarray(invariant_counts[spec.name], dtype=np.int64)
     return PostprocessResult(released, tuple(applied), ())

@@ -16,15 +16,17 @@ import numpy as np
 
 from dprelease.accounting.allocation import Allocation, TableBudget, allocate
 from dprelease.data.count import TrueCounts
-from dprelease.errors import InternalError
+from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
+from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.accuracy import (
     DEFAULT_SIMULATIONS,
     TableAccuracy,
     accuracy_after_postprocessing,
 )
+from dprelease.postprocess.consistency import is_consistent
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
-from dprelease.postprocess.pipeline import postprocess
+from dprelease.postprocess.pipeline import postprocess, problem_of
 from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.release.statistics import (
     Counter,
@@ -49,6 +51,20 @@ class NoisyTable:
     @property
     def name(self) -> str:
         return self.budget.name
+
+
+@dataclass(frozen=True)
+class InvariantTable:
+    """A table the plan holds invariant (issue 27): its EXACT counts, published as they are,
+    outside the DP guarantee, by the user's explicit choice (`invariant: true`). The one
+    kind of true count a release may hold; no noise, no budget."""
+
+    spec: TableSpec
+    released_counts: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
 
 @dataclass(frozen=True)
@@ -80,6 +96,7 @@ class Release:
     statistics: tuple[ReleasedStatistic, ...] = ()
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
     empty_tables: tuple[EmptyTable, ...] = ()  # over a discovered domain that found nothing
+    invariants: tuple[InvariantTable, ...] = ()  # exact by the plan's choice (issue 27)
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -102,10 +119,11 @@ class Preview:
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
     # CONFIDENTIAL: each statistic's error per cell, read from the data (preview_errors)
     statistic_errors: Mapping[str, list[dict[str, float]]] = field(default_factory=dict)
+    invariants: tuple[InvariantTable, ...] = ()  # exact by the plan's choice (issue 27)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
-    for spec in plan.tables:
+    for spec in (*plan.tables, *plan.invariants):
         counts = true_counts.counts.get(spec.name)
         if counts is None or counts.shape != (spec.cells(plan.schema),):
             raise InternalError(f"true counts of table '{spec.name}' do not match the plan")
@@ -117,6 +135,7 @@ class _Drawn:
     measurements: tuple[NoisyMeasurement, ...]
     applied: tuple[str, ...]
     skipped: tuple[str, ...]
+    invariants: tuple[InvariantTable, ...] = ()
 
 
 def _noisy_tables(
@@ -129,16 +148,60 @@ def _noisy_tables(
     if not plan.tables:  # a plan of statistics only
         return _Drawn((), (), (), ())
     _check_counts(plan, true_counts)
+    # invariant tables (issue 27): exact counts, no noise, held fixed by post-processing
+    exact = {s.name: true_counts.counts[s.name] for s in plan.invariants}
+    check_invariants(plan, exact)  # before any noise is drawn
+    try:
+        return _drawn(plan, allocation, true_counts, add_noise, exact)
+    except InternalError:
+        if not (plan.invariants or plan.structural_zeros):
+            raise
+        raise DataError(CONFLICT) from None
+
+
+CONFLICT = (
+    "The data do not fit the plan's constraints: the invariant tables' exact counts leave "
+    "no non-negative tables that keep the structural zeros (rows fall in cells the zeros call "
+    "impossible); correct those rows, or drop the zero or the invariant."
+)
+
+
+def check_invariants(plan: Plan, exact: Mapping[str, np.ndarray]) -> None:
+    """Refuse invariant tables whose exact counts disagree on a sub-table they share: rows
+    left out of one (a value outside a column's domain, without `other`) but not the other.
+    No noisy table could agree with both. The message holds no count."""
+    if len(plan.invariants) < 2:
+        return
+    specs = plan.invariants
+    problem = problem_of(
+        plan.schema, [(s.name, s.by) for s in specs], dict(exact), {s.name: 1.0 for s in specs}
+    )
+    if not is_consistent(problem.constraints, problem.measured, tol=0.0):
+        names = ", ".join(s.name for s in specs)
+        raise DataError(
+            f"The invariant tables ({names}) disagree on what they share: the data have rows "
+            "that some of them leave out (a value outside a column's domain); give that "
+            "column an `other` value, or mark fewer tables invariant."
+        )
+
+
+def _drawn(
+    plan: Plan,
+    allocation: Allocation,
+    true_counts: TrueCounts,
+    add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
+    exact: dict[str, np.ndarray],
+) -> _Drawn:
     if allocation.derived:
-        measurement_set = MeasurementSet(plan, allocation)
+        measurement_set = MeasurementSet(plan, allocation, invariant_counts=exact)
         truths = measurement_set.true_measurements(true_counts.counts)
         noisy = {m.name: add_noise(truths[m.name], m) for m in allocation.measurements}
         raw = measurement_set.estimate(noisy)
-        result = derived_postprocess(plan, allocation, raw)
+        result = derived_postprocess(plan, allocation, raw, invariant_counts=exact)
     else:
         noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
         raw = noisy
-        result = postprocess(plan, allocation, noisy)
+        result = postprocess(plan, allocation, noisy, invariant_counts=exact)
     tables = tuple(
         NoisyTable(
             budget=t, noisy_counts=raw[t.name], released_counts=result.released_counts[t.name]
@@ -146,7 +209,10 @@ def _noisy_tables(
         for t in allocation.tables
     )
     measurements = tuple(NoisyMeasurement(m, noisy[m.name]) for m in allocation.measurements)
-    return _Drawn(tables, measurements, result.steps_applied, result.steps_skipped)
+    invariants = tuple(
+        InvariantTable(spec, np.rint(exact[spec.name]).astype(np.int64)) for spec in plan.invariants
+    )
+    return _Drawn(tables, measurements, result.steps_applied, result.steps_skipped, invariants)
 
 
 def _accuracy(
@@ -197,6 +263,7 @@ def draw_release(
         statistics=statistics,
         discovered=domains,
         empty_tables=empty,
+        invariants=drawn.invariants,
     )
 
 
@@ -238,4 +305,5 @@ def draw_preview(
         statistics=statistics,
         discovered=domains,
         statistic_errors=errors,
+        invariants=drawn.invariants,
     )

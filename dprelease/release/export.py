@@ -3,7 +3,8 @@
 `release_files` builds the bytes (no file-system policy); `write_release` puts them in a new
 directory or zip, atomically, and refuses to overwrite. Only a `Release` drawn with the
 secure sampler can be exported: a `Preview` is refused. Nothing written here holds a true
-count, the true number of rows or a seed.
+count, the true number of rows or a seed, except the exact counts of a table the plan marks
+`invariant: true` (issue 27), published as such and labelled so in the metadata and report.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.pipeline import STEP_ORDER
+from dprelease.release.constraints_files import cell_moes, constraints_metadata
 from dprelease.release.csv_cells import csv_bytes, csv_safe
 from dprelease.release.draw import NoisyTable, Release
 from dprelease.release.report import report_html
@@ -41,14 +43,19 @@ def _number(value: Any) -> str:
     return f"{float(value):.10g}"
 
 
-def _table_csv(plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str]) -> bytes:
-    """by-columns… (each labelled code followed by its `C_label`), count, then one constant
-    column (`moe` of a table, `noise_std` of a measurement)."""
+def _table_csv(
+    plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str | list[str]]
+) -> bytes:
+    """by-columns… (each labelled code followed by its `C_label`), count, then one more
+    column (`moe` of a table, per cell; `noise_std` of a measurement, one value)."""
     name, value_text = extra
+    texts = value_text if isinstance(value_text, list) else [value_text] * values.size
     header = [*spec.by, "count", name]
     cells = (
-        [*labels, _number(value), value_text]
-        for labels, value in zip(spec.cell_labels(plan.schema), values.tolist(), strict=True)
+        [*labels, _number(value), text]
+        for labels, value, text in zip(
+            spec.cell_labels(plan.schema), values.tolist(), texts, strict=True
+        )
     )
     numbers = len(header) - len(spec.by)  # count and moe/noise_std: never text
     header, rows = with_labels(header, cells, spec.by, plan.schema)
@@ -139,6 +146,7 @@ def release_metadata(release: Release, ledger: dict[str, Any] | None = None) -> 
         if column.name in plan.grouping_columns
     }
     statistics_metadata(meta, plan, release.discovered)  # issue 16
+    constraints_metadata(meta, release)  # issue 27: invariants, structural zeros
     if release.empty_tables:
         meta["empty_tables"] = [
             {"name": name, "file": f"tables/{name}.csv", "note": "no value was discovered"}
@@ -165,7 +173,14 @@ def release_files(release: Release, ledger: dict[str, Any] | None = None) -> dic
     for table in release.tables:
         moe = _number(released_error(release, table)["moe"])
         files[f"tables/{table.name}.csv"] = _table_csv(
-            plan, table.budget.spec, table.released_counts, ("moe", moe)
+            plan,
+            table.budget.spec,
+            table.released_counts,
+            ("moe", cell_moes(plan, table.budget.spec, moe)),  # 0 on a structural zero
+        )
+    for invariant in release.invariants:  # exact counts: the plan's explicit choice
+        files[f"tables/{invariant.name}.csv"] = _table_csv(
+            plan, invariant.spec, invariant.released_counts, ("moe", "0")
         )
     for measured in release.measurements:
         std = _number(measured.budget.noise.std)

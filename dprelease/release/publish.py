@@ -137,6 +137,7 @@ def charged_release(
         tables=tables,
         name=account.name,
         legacy=account.legacy,
+        invariants=[spec.name for spec in plan.invariants],  # issue 27: exact, uncharged
     ) as entry:
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
         release = draw_release(plan, counts, allocation, statistics_source=statistics_source)

@@ -10,6 +10,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from dprelease.budget_text import budget_text, optional_budget_text
+from dprelease.release.constraints_files import constraints_html
 from dprelease.release.report_domains import domains_html
 from dprelease.risk.epsilon_meaning import epsilon_risk_html
 
@@ -119,6 +120,14 @@ def _statistics_section(release: Release, confidence: str) -> str:
     return statistics_report(release_metadata(release), confidence)
 
 
+def _covered(release: Release) -> str:
+    """What the guarantee covers: the whole release, or all but its invariant tables."""
+    if not release.plan.invariants:
+        return "the whole release"
+    names = ", ".join(spec.name for spec in release.plan.invariants)
+    return f"every table except the invariant ones ({escape(names)}: exact counts, see below)"
+
+
 def report_html(release: Release) -> str:
     """The report page for a release."""
     allocation = release.allocation
@@ -145,7 +154,7 @@ def report_html(release: Release) -> str:
 <p>Created {escape(release.created)} with dprelease. Noise drawn once with OpenDP's
 cryptographically secure samplers.</p>
 <h2>Privacy guarantee</h2>
-<p><strong>{escape(_total_line(release))}</strong> for the whole release, under
+<p><strong>{escape(_total_line(release))}</strong> for {_covered(release)}, under
 {escape(allocation.accountant.description)}; allocation: {escape(allocation.allocation)}.
 Privacy unit: {unit_text}; neighbouring data sets differ by
 {"adding or removing" if release.plan.neighbors == "add_remove" else "replacing"} one unit.</p>
@@ -173,6 +182,7 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 {_budget_rows(release)}
 </tbody></table>
 {_measurements_section(release)}
+{constraints_html(release)}
 <h2>Post-processing</h2>
 <p>Steps applied, in order: {escape(steps)}. Post-processing reads only the noisy
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>

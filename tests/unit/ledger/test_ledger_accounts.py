@@ -116,7 +116,7 @@ def test_a_format_1_ledger_is_upgraded_and_its_accounts_continue(tmp_path):
     charge(ledger, "new", Guarantee(0.5, None), key=records, legacy=legacy)
     assert ledger.balance(records).spent_epsilon == 2.0  # one account, old and new charges
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     conn.close()
 
 
@@ -151,7 +151,7 @@ def test_a_newline_or_parquet_copy_does_not_open_a_new_account(tmp_path):
     assert account["cap"] == {"epsilon": 2.0, "delta": DELTA_LIMIT}
     assert account["spent"] == {"epsilon": 2.0, "delta": 0.0}
     assert [set(r) for r in account["releases"]] == [
-        {"id", "created", "epsilon", "delta", "rho", "accounting", "tables"}
+        {"id", "created", "epsilon", "delta", "rho", "accounting", "tables", "invariants"}
     ] * 2
     capped = run(
         "ledger",

@@ -215,7 +215,17 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
         "confidence",
         "strategy",
     )
-    assert TABLE_KEYS == ("name", "by", "weight", "epsilon", "rho", "delta", "target", "stat")
+    assert TABLE_KEYS == (
+        "name",
+        "by",
+        "weight",
+        "epsilon",
+        "rho",
+        "delta",
+        "target",
+        "invariant",
+        "stat",
+    )
     assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent")
     assert UNIT_KEYS == ("kind", "column", "max_rows")
     assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("auto", 0.95)

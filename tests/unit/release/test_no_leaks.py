@@ -168,6 +168,25 @@ def test_cli_release_files_hold_no_true_number(planted, constant_noise, tmp_path
             assert not _holds(content, number), f"{number} is in {where}"
 
 
+def test_an_invariant_table_is_the_one_exception_and_only_for_itself(planted, constant_noise):
+    """`invariant: true` (issue 27) publishes that table's exact counts, by the user's explicit
+    choice; every other true number stays out, though the noisy tables agree with it."""
+    # (a noisy total would be derived from the invariant sex table: refused by the plan)
+    plan = PLAN.replace("  - {name: total, by: []}\n", "")
+    plan = plan.replace("{name: sex, by: [sex]}", "{name: sex, by: [sex], invariant: true}")
+    drawn = _draw(plan, planted)
+    blobs = _exported_blobs(release_files(drawn), release_zip(drawn))
+    exact = {sum(v for (_, s), v in CELLS.items() if s == sex) for sex in "FM"}
+    for number in exact:
+        assert _holds(blobs["file tables/sex.csv"], number)
+    for where, content in blobs.items():
+        for number in _true_numbers() - exact:
+            assert not _holds(content, number), f"{number} (a true number) is in {where}"
+    for where in ("file tables/age.csv", "file tables/age_by_sex.csv", "file report.html"):
+        for number in exact:
+            assert not _holds(blobs[where], number), f"{number} is in {where}"
+
+
 def _keys(value: object) -> list[str]:
     if isinstance(value, dict):
         return [k for key, v in value.items() for k in (str(key), *_keys(v))]
