@@ -27,11 +27,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.release.noise import secure_noisy_counts
 from dprelease.stats import logistic, pca, regression
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.model_spec import parse_model
 
 BOUNDS = {"age": [16, 95], "hours": [0, 99], "income": [0, 300000]}
+
+
+def secure(true: np.ndarray, noise: Noise, sens: Sensitivity) -> np.ndarray:
+    """The release's secure sampler, as the release layer hands it to a statistic."""
+    return secure_noisy_counts(true, noise, sens.l1, sens.l2_squared)
 
 
 def rows(n: int, seed: int = 2024) -> dict[str, np.ndarray]:
@@ -61,12 +69,14 @@ def main() -> None:
     share, ctx, rng = Share("pure", epsilon=1.0), StatContext(), np.random.default_rng(1)
     print(f"{args.rows:,} rows, pure ε = 1 each, median of {args.repeats} runs")
 
-    spec = parse_model({"regression": {"y": "income", "x": ["age", "hours"]}, "bounds": BOUNDS}, "b")
+    spec = parse_model(
+        {"regression": {"y": "income", "x": ["age", "hours"]}, "bounds": BOUNDS}, "b"
+    )
     lin = regression.calibrate_linear(spec, share, ctx)  # type: ignore[arg-type]
     values = np.column_stack([data["age"], data["hours"], data["income"]])
 
     def linear() -> tuple[np.ndarray, np.ndarray]:
-        moments = regression.release_linear(values, lin)
+        moments = regression.release_linear(values, lin, secure)
         return regression.coefficients(moments, lin), regression.coefficient_moe(
             moments, lin, 0.95, rng
         )
@@ -90,7 +100,7 @@ def main() -> None:
     mech = pca.calibrate_pca(pca_spec, share, ctx)  # type: ignore[arg-type]
 
     def components() -> tuple[pca.Components, pca.Components]:
-        moments = pca.release_pca(values, mech)
+        moments = pca.release_pca(values, mech, secure)
         return pca.components(moments, mech), pca.components_moe(moments, mech, 0.95, rng)
 
     seconds, (found, margins) = timed(components, args.repeats)

@@ -30,19 +30,20 @@ e^{ε/4}). b is drawn as ‖b‖ ~ Gamma(shape d+1, scale k/ε′) times a unifo
 
 Accounting: ε-DP; under zcdp a share ρ buys ε = √(2ρ) (ε-DP implies ε²/2-zCDP); no δ.
 
-Exactness. Unlike the integer moments of linear regression, this mechanism is continuous:
-the theorem holds for a real-valued b and the exact minimiser, and no exact sampler or solver
-exists for it. What the release does instead, and why it stays sound in practice:
-(1) b comes from the OS CSPRNG (`os.urandom`): ‖b‖ as −(k/ε′)·Σ ln U_i over d+1 uniforms (a
-Gamma of whole shape is a sum of exponentials), its direction from normalised Box–Muller
-normals, every U with 53 random bits; no seedable generator is involved. (2) Newton's method runs until its step is below 1e−12·(1 + ‖w‖): near the minimiser the Newton
-step is the distance to it, to first order, and the convergence is quadratic, so the iterate is
-at the floating-point floor. (3) The coefficients are snapped to multiples of 2⁻²⁰ on the
-scaled axis (Mironov's remedy for floating-point noise: the low-order bits that his attack
-reads are not released). The released value differs from the snapped exact minimiser only when
-that lies within the solver's error (≈ 1e−12) of a rounding boundary, an event of probability
-about 2·(d+1)·1e−12·2²⁰ ≈ 1e−5 or less; no δ is claimed for it. The empirical
-audit (tests/statistical) checks the stated ε on neighbouring data sets.
+Exactness. Unlike the integer moments of linear regression, this mechanism is continuous: the
+theorem holds for a real-valued b and the exact minimiser, and no exact sampler or solver
+exists for it. What the release does instead, and why it stays sound in practice: (1) b comes
+from the OS CSPRNG (`os.urandom`): ‖b‖ as −(k/ε′)·Σ ln U_i over d+1 uniforms (a Gamma of whole
+shape is a sum of exponentials), its direction from normalised Box–Muller normals, every U with
+53 random bits; no seedable generator is involved. (2) Newton's method runs until its step is
+below 1e−12·(1 + ‖w‖): near the minimiser the Newton step is the distance to it, to first
+order, and the convergence is quadratic, so the iterate is at the floating-point floor. (3) The
+coefficients are snapped to multiples of 2⁻²⁰ on the scaled axis (Mironov's remedy for
+floating-point noise: the low-order bits that his attack reads are not released). The released
+value differs from the snapped exact minimiser only when that lies within the solver's error (≈
+1e−12) of a rounding boundary, an event of probability about 2·(d+1)·1e−12·2²⁰ ≈ 1e−5 or less;
+no δ is claimed for it. The empirical audit (tests/statistical) checks the stated ε on
+neighbouring data sets.
 """
 
 from __future__ import annotations
@@ -235,7 +236,9 @@ def log_density(w: np.ndarray, v: np.ndarray, s: np.ndarray, mechanism: Logistic
 def exact_fit(values: np.ndarray, mechanism: LogisticMechanism) -> np.ndarray:
     """CONFIDENTIAL (Preview only): the regularised fit without noise (b = 0)."""
     v, s = design(values, mechanism.spec)
-    return to_original(minimise(v, s, mechanism.regularization, np.zeros(v.shape[1])), mechanism.spec)
+    return to_original(
+        minimise(v, s, mechanism.regularization, np.zeros(v.shape[1])), mechanism.spec
+    )
 
 
 def simulate_logistic_error(

@@ -100,8 +100,7 @@ class RegressionSpec:
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise PlanError(
-                f"regression.family must be one of {', '.join(FAMILIES)}, got "
-                f"{quote(self.family)}."
+                f"regression.family must be one of {', '.join(FAMILIES)}, got {quote(self.family)}."
             )
         if self.y in self.x:
             raise PlanError(f"regression uses column {quote(self.y)} as both y and x.")
@@ -169,7 +168,9 @@ def parse_model(raw: Mapping[str, Any], what: str) -> ModelSpec:
     if "regression" in raw:
         unknown = sorted(set(raw) - {"regression", "bounds"})
         if unknown:
-            raise PlanError(f"{what} has unknown keys {unknown}; allowed: ['bounds', 'regression'].")
+            raise PlanError(
+                f"{what} has unknown keys {unknown}; allowed: ['bounds', 'regression']."
+            )
         body = raw["regression"]
         if not isinstance(body, Mapping):
             raise PlanError(f"{what}.regression must be a mapping {{y: C, x: [C, ...], family}}.")
@@ -213,7 +214,9 @@ def _plain(value: float) -> int | float:
 
 def model_to_dict(spec: ModelSpec) -> dict[str, Any]:
     """The plan's `stat:` mapping; `parse_model(model_to_dict(s))` gives `s` back."""
-    bounds = {c: [_plain(lo), _plain(hi)] for c, (lo, hi) in zip(_cols(spec), spec.bounds)}
+    bounds = {
+        c: [_plain(lo), _plain(hi)] for c, (lo, hi) in zip(_cols(spec), spec.bounds, strict=True)
+    }
     if isinstance(spec, PcaSpec):
         return {"pca": list(spec.columns), "k": spec.k, "bounds": bounds}
     body: dict[str, Any] = {"y": spec.y, "x": list(spec.x), "family": spec.family}
@@ -244,5 +247,7 @@ def model_rule(spec: ModelSpec) -> str:
         f"number (a missing or non-numeric value leaves its row out of this statistic); {clamps}"
     )
     if isinstance(spec, RegressionSpec) and spec.family == "logistic":
-        rule += f"; {spec.y} is rounded to the nearer bound, the upper bound being the positive class"
+        rule += (
+            f"; {spec.y} is rounded to the nearer bound, the upper bound being the positive class"
+        )
     return rule

@@ -35,6 +35,7 @@ Int64 and float exactness: |M_ab| ≤ n·Q² = n·2²⁰ < 2⁵³ for n below 8�
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,6 @@ import numpy as np
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import DataError, InternalError
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.sums import noise_for
 
@@ -50,6 +50,9 @@ GRID = 1024  # Q: grid points per half-range of every column
 EXACT_ROWS = 2**53 // GRID**2  # moments stay exact integers in float64 below this many rows
 
 Pairs = tuple[tuple[int, int], ...]
+AddNoise = Callable[[np.ndarray, Noise, Sensitivity], np.ndarray]
+"""Whole numbers plus fresh noise of the accountant's mechanism, handed in by the caller: the
+release's secure sampler (`release.noise.secure_noisy_counts`) or, for a PREVIEW, numpy's."""
 
 
 def all_pairs(p: int) -> Pairs:
@@ -151,21 +154,23 @@ def calibrate_moments(
     return MomentMechanism(Scaling.of(bounds), pairs, ctx, sens, noise_for(share, sens), share)
 
 
-def release_moments(values: np.ndarray, mechanism: MomentMechanism) -> np.ndarray:
-    """Noisy moments (grid units) from the release's secure sampler."""
-    sens = mechanism.sensitivity
-    true = true_moments(values, mechanism.scaling, mechanism.pairs)
-    noisy: np.ndarray = secure_noisy_counts(true, mechanism.noise, sens.l1, sens.l2_squared)
-    return noisy.astype(np.float64)
+def preview_adder(rng: np.random.Generator) -> AddNoise:
+    """PREVIEW only: numpy's seedable noise (never for anything that leaves the tool)."""
+
+    def add(true: np.ndarray, noise: Noise, sens: Sensitivity) -> np.ndarray:
+        noisy: np.ndarray = true + noise.kind.preview(rng, noise.scale, true.size)
+        return noisy
+
+    return add
 
 
-def preview_moments(
-    values: np.ndarray, mechanism: MomentMechanism, rng: np.random.Generator
+def noisy_moments(
+    values: np.ndarray, mechanism: MomentMechanism, add_noise: AddNoise
 ) -> np.ndarray:
-    """PREVIEW only (numpy noise)."""
-    true = true_moments(values, mechanism.scaling, mechanism.pairs).astype(np.float64)
-    noisy: np.ndarray = true + preview_noise(mechanism.noise, true.size, rng)
-    return noisy
+    """The moments (grid units) plus the noise `add_noise` draws: secure for a release."""
+    true = true_moments(values, mechanism.scaling, mechanism.pairs)
+    noisy: np.ndarray = add_noise(true, mechanism.noise, mechanism.sensitivity)
+    return noisy.astype(np.float64)
 
 
 def moment_matrix(moments: np.ndarray, pairs: Pairs, p: int) -> np.ndarray:
@@ -183,6 +188,6 @@ def resample_moments(
     """Public post-processing: `draws` copies of the released moments with fresh noise of the
     same law added (a parametric bootstrap: the spread of a statistic computed from them
     around the released one estimates its noise error; no data, no privacy cost)."""
-    extra = preview_noise(noise, draws * moments.size, rng).reshape(draws, moments.size)
+    extra = noise.kind.preview(rng, noise.scale, draws * moments.size).reshape(draws, -1)
     result: np.ndarray = moments[None, :] + extra
     return result

@@ -30,16 +30,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dprelease.release.noise import preview_noise
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.model_spec import PcaSpec
 from dprelease.stats.moments import (
+    AddNoise,
     MomentMechanism,
     all_pairs,
     calibrate_moments,
     moment_matrix,
-    preview_moments,
-    release_moments,
+    noisy_moments,
+    preview_adder,
     resample_moments,
     true_moments,
 )
@@ -119,14 +119,9 @@ def components_moe(
     )
 
 
-def release_pca(values: np.ndarray, mechanism: PcaMechanism) -> np.ndarray:
-    """Released noisy moments (secure); `components` turns them into the table."""
-    return release_moments(values, mechanism.moments)
-
-
-def preview_pca(values: np.ndarray, mechanism: PcaMechanism, rng: np.random.Generator) -> np.ndarray:
-    """PREVIEW only (numpy noise): noisy moments."""
-    return preview_moments(values, mechanism.moments, rng)
+def release_pca(values: np.ndarray, mechanism: PcaMechanism, add_noise: AddNoise) -> np.ndarray:
+    """Released noisy moments (secure when `add_noise` is); `components` makes the table."""
+    return noisy_moments(values, mechanism.moments, add_noise)
 
 
 def exact_components(values: np.ndarray, mechanism: PcaMechanism) -> Components:
@@ -144,8 +139,9 @@ def simulate_pca_error(
     true = true_moments(values, moments.scaling, moments.pairs).astype(np.float64)
     exact = components(true, mechanism)
     angles, errors = [], []
+    add = preview_adder(rng)
     for _ in range(draws):
-        noisy = components(true + preview_noise(moments.noise, true.size, rng), mechanism)
+        noisy = components(add(true, moments.noise, moments.sensitivity), mechanism)
         cosine = np.clip(np.abs(np.sum(noisy.loadings * exact.loadings, axis=1)), 0.0, 1.0)
         angles.append(np.degrees(np.arccos(cosine)))
         errors.append(noisy.variances - exact.variances)

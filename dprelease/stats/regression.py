@@ -34,16 +34,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.accounting.mechanisms.registry import Noise
-from dprelease.release.noise import preview_noise
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.model_spec import RegressionSpec
 from dprelease.stats.moments import (
+    AddNoise,
     MomentMechanism,
     calibrate_moments,
     moment_matrix,
-    preview_moments,
+    noisy_moments,
+    preview_adder,
     regression_pairs,
-    release_moments,
     resample_moments,
     true_moments,
 )
@@ -117,16 +117,11 @@ def coefficient_moe(
     return moe
 
 
-def release_linear(values: np.ndarray, mechanism: LinearMechanism) -> np.ndarray:
-    """Released noisy moments (secure); `coefficients` turns them into the table."""
-    return release_moments(values, mechanism.moments)
-
-
-def preview_linear(
-    values: np.ndarray, mechanism: LinearMechanism, rng: np.random.Generator
+def release_linear(
+    values: np.ndarray, mechanism: LinearMechanism, add_noise: AddNoise
 ) -> np.ndarray:
-    """PREVIEW only (numpy noise): noisy moments."""
-    return preview_moments(values, mechanism.moments, rng)
+    """Released noisy moments (secure when `add_noise` is); `coefficients` makes the table."""
+    return noisy_moments(values, mechanism.moments, add_noise)
 
 
 def exact_fit(values: np.ndarray, mechanism: LinearMechanism) -> np.ndarray:
@@ -146,9 +141,10 @@ def simulate_linear_error(
     moments = mechanism.moments
     true = true_moments(values, moments.scaling, moments.pairs).astype(np.float64)
     truth = exact_fit(values, mechanism)
+    add = preview_adder(rng)
     errors = np.array(
         [
-            coefficients(true + preview_noise(moments.noise, true.size, rng), mechanism) - truth
+            coefficients(add(true, moments.noise, moments.sensitivity), mechanism) - truth
             for _ in range(draws)
         ]
     )

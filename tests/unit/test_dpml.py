@@ -8,7 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import BudgetError, PlanError
+from dprelease.plan.table_spec import Sensitivity
+from dprelease.release.noise import secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.logistic import (
     CURVATURE,
@@ -19,8 +22,13 @@ from dprelease.stats.logistic import (
 )
 from dprelease.stats.model_spec import PcaSpec, RegressionSpec, model_to_dict, parse_model
 from dprelease.stats.moments import GRID, all_pairs, regression_pairs, true_moments
-from dprelease.stats.pca import calibrate_pca, components, components_moe, exact_components
-from dprelease.stats.pca import release_pca
+from dprelease.stats.pca import (
+    calibrate_pca,
+    components,
+    components_moe,
+    exact_components,
+    release_pca,
+)
 from dprelease.stats.regression import (
     calibrate_linear,
     coefficient_moe,
@@ -37,6 +45,11 @@ PCA = {"pca": ["a", "b", "c"], "k": 2, "bounds": {"a": [0, 10], "b": [-5, 5], "c
 
 
 # --- specs and one-line errors ---------------------------------------------------------------
+
+
+def secure(true: np.ndarray, noise: Noise, sens: Sensitivity) -> np.ndarray:
+    """The release's secure sampler, as the release layer hands it to a statistic."""
+    return secure_noisy_counts(true, noise, sens.l1, sens.l2_squared)
 
 
 def test_specs_round_trip() -> None:
@@ -133,7 +146,7 @@ def test_linear_regression_recovers_the_coefficients_within_its_margin() -> None
     rng = np.random.default_rng(7)
     values = _linear_data(200_000, rng)
     mech = calibrate_linear(parse_model(LINEAR, "t"), Share("pure", epsilon=1.0), StatContext())
-    moments = release_linear(values, mech)
+    moments = release_linear(values, mech, secure)
     released = coefficients(moments, mech)
     moe = coefficient_moe(moments, mech, 0.95, rng)
     assert np.allclose(released, [20, 3, -2], atol=0.2)
@@ -161,7 +174,7 @@ def test_ridge_lifts_an_indefinite_noisy_design() -> None:
 def test_few_rows_and_small_epsilon_still_give_finite_coefficients() -> None:
     rng = np.random.default_rng(9)
     mech = calibrate_linear(parse_model(LINEAR, "t"), Share("pure", epsilon=0.01), StatContext())
-    released = coefficients(release_linear(_linear_data(5, rng), mech), mech)
+    released = coefficients(release_linear(_linear_data(5, rng), mech, secure), mech)
     assert np.all(np.isfinite(released))
 
 
@@ -215,7 +228,7 @@ def test_pca_finds_the_main_direction_within_its_margin() -> None:
     assert isinstance(spec, PcaSpec)
     mech = calibrate_pca(spec, Share("pure", epsilon=1.0), StatContext())
     values = np.column_stack([a, b, c])
-    moments = release_pca(values, mech)
+    moments = release_pca(values, mech, secure)
     released = components(moments, mech)
     exact = exact_components(values, mech)
     assert released.loadings.shape == (2, 3)
