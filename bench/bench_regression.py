@@ -28,11 +28,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.model_spec import parse_model
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.noise import secure_noisy_counts
 from dprelease.stats import logistic, pca, regression
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.model_spec import parse_model
 
 BOUNDS = {"age": [16, 95], "hours": [0, 99], "income": [0, 300000]}
 

@@ -55,8 +55,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dprelease.plan.model_spec import RegressionSpec
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.model_spec import RegressionSpec
 from dprelease.stats.moments import Scaling, complete_rows
 
 CURVATURE = 0.25  # c: the logistic loss's second derivative is at most 1/4

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dprelease.plan.model_spec import PcaSpec
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.model_spec import PcaSpec
 from dprelease.stats.moments import (
     AddNoise,
     MomentMechanism,

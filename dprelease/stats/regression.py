@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.model_spec import RegressionSpec
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.model_spec import RegressionSpec
 from dprelease.stats.moments import (
     AddNoise,
     MomentMechanism,

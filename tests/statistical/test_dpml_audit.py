@@ -26,6 +26,7 @@ import dataclasses
 import numpy as np
 
 from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.model_spec import parse_model
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.logistic import (
     calibrate_logistic,
@@ -34,7 +35,6 @@ from dprelease.stats.logistic import (
     numpy_uniforms,
     release_logistic,
 )
-from dprelease.stats.model_spec import parse_model
 from dprelease.stats.moments import true_moments
 from dprelease.stats.pca import calibrate_pca
 from dprelease.stats.regression import calibrate_linear

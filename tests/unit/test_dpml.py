@@ -10,6 +10,7 @@ import pytest
 
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import BudgetError, PlanError
+from dprelease.plan.model_spec import PcaSpec, RegressionSpec, model_to_dict, parse_model
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.noise import secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
@@ -20,7 +21,6 @@ from dprelease.stats.logistic import (
     preview_logistic,
     release_logistic,
 )
-from dprelease.stats.model_spec import PcaSpec, RegressionSpec, model_to_dict, parse_model
 from dprelease.stats.moments import GRID, all_pairs, regression_pairs, true_moments
 from dprelease.stats.pca import (
     calibrate_pca,
@@ -237,3 +237,46 @@ def test_pca_finds_the_main_direction_within_its_margin() -> None:
     moe = components_moe(moments, mech, 0.95, rng, draws=100)
     assert np.all(np.abs(released.loadings - exact.loadings) <= 5 * moe.loadings + 1e-3)
     assert np.all(released.variances >= 0)
+
+
+# --- as a statistic: draw, table, dashboard edit ----------------------------------------------
+
+
+def test_draw_model_lays_out_each_table() -> None:
+    from dprelease.stats.models import calibrate_model, draw_model, model_header, model_table
+
+    rng = np.random.default_rng(13)
+    values = _linear_data(20_000, rng)
+    for raw in (LINEAR, PCA):
+        spec = parse_model(raw, "t")
+        mech = calibrate_model(spec, Share("pure", epsilon=1.0), StatContext())
+        rows = model_table(spec, draw_model(values, mech, secure, 0.95))
+        assert all(len(row) == len(model_header(spec)) for row in rows)
+        if isinstance(spec, RegressionSpec):
+            assert [row[0] for row in rows] == ["intercept", "a", "b"]
+            assert all(row[2] is not None and row[2] > 0 for row in rows)
+        else:
+            assert [row[:2] for row in rows][:3] == [[1, "a"], [1, "b"], [1, "c"]]
+            assert len(rows) == 6
+    logistic = parse_model(LOGISTIC, "t")
+    mech = calibrate_model(logistic, Share("pure", epsilon=1.0), StatContext())
+    binary = np.column_stack([values[:, 0], values[:, 2] > 50])
+    rows = model_table(logistic, draw_model(binary, mech, secure, 0.95))
+    assert [row[0] for row in rows] == ["intercept", "a"] and rows[0][2] is None
+
+
+def test_dashboard_adds_a_model_and_refuses_bad_input_in_one_line() -> None:
+    from dprelease.plan.model_edit import add_model, model_stat, parse_bounds
+
+    assert parse_bounds("age: 16, 95\nhours 0 99") == {"age": [16, 95], "hours": [0, 99]}
+    stat = model_stat("linear regression", "y", "a, b", "", 1, "a: 0, 10\nb: -5, 5\ny: 0, 100")
+    plan = add_model({"tables": []}, stat)
+    assert plan["tables"][0] == {"name": "regression_y", "by": [], "stat": LINEAR}
+    again = add_model(plan, stat)
+    assert again["tables"][1]["name"] == "regression_y_2"
+    for bad in ("a 0", "a: x, y"):
+        with pytest.raises(PlanError) as error:
+            parse_bounds(bad)
+        assert "\n" not in str(error.value)
+    with pytest.raises(PlanError, match="at most the number of columns"):
+        add_model({}, model_stat("pca", "", "", "a, b", 3, "a: 0, 1\nb: 0, 1"))
