@@ -25,6 +25,8 @@ from typing import Any, Literal
 from dprelease.errors import PlanError, quote
 
 FAMILIES = ("linear", "logistic")
+MODEL_METHODS: dict[str, tuple[str, ...]] = {"regression": FAMILIES, "pca": ("noisy_covariance",)}
+"""Each model's methods (`stat_spec.METHODS`): a regression's family, PCA's one."""
 MAX_MODEL_COLUMNS = 20  # noise grows with the number of moments, (p+1)(p+2)/2
 BOUND_LIMIT = 1e15
 DEFAULT_REGULARIZATION = 1.0
@@ -121,6 +123,10 @@ class RegressionSpec:
         return (*self.x, self.y)
 
     @property
+    def method(self) -> str:
+        return self.family
+
+    @property
     def column(self) -> str:
         """The statistic's main column (y), as other statistics have one."""
         return self.y
@@ -154,6 +160,10 @@ class PcaSpec:
     @property
     def kind(self) -> str:
         return "pca"
+
+    @property
+    def method(self) -> str:
+        return "noisy_covariance"
 
     @property
     def column(self) -> str:

@@ -23,8 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from dprelease.errors import InternalError
 from dprelease.plan.model_spec import ModelSpec, PcaSpec, RegressionSpec
+from dprelease.plan.stat_spec import StatSpec
 from dprelease.stats.budget import Share, StatContext
+from dprelease.stats.data import StatData
+from dprelease.stats.kind import StatisticKind
 from dprelease.stats.logistic import (
     LogisticMechanism,
     Uniforms,
@@ -34,7 +38,7 @@ from dprelease.stats.logistic import (
     secure_uniforms,
     simulate_logistic_error,
 )
-from dprelease.stats.moments import AddNoise
+from dprelease.stats.noise import PreviewNoise, StatNoise
 from dprelease.stats.pca import (
     PcaMechanism,
     calibrate_pca,
@@ -62,11 +66,6 @@ MECHANISM_TEXT = {
     "pca": "noisy covariance: noisy moments of the clamped rows (a symmetric noise matrix), "
     "then its top eigenvectors",
 }
-
-
-def needs_delta(spec: ModelSpec) -> bool:
-    """Linear regression and PCA take a δ under approx (a Gaussian); logistic is pure ε."""
-    return not (isinstance(spec, RegressionSpec) and spec.family == "logistic")
 
 
 def calibrate_model(spec: ModelSpec, share: Share, ctx: StatContext) -> ModelMechanism:
@@ -113,30 +112,17 @@ def _bootstrap_rng() -> np.random.Generator:
     return np.random.default_rng(secrets.randbits(128))
 
 
-def draw_model(
-    rows: np.ndarray,
-    mech: ModelMechanism,
-    add_noise: AddNoise,
-    confidence: float,
-    preview_rng: np.random.Generator | None = None,
-) -> np.ndarray:
-    """The released table's values, flat (see `model_table`). Secure when `preview_rng` is
-    None (then `add_noise` must be the release's secure sampler); a PREVIEW otherwise."""
-    rng = preview_rng if preview_rng is not None else _bootstrap_rng()
+def draw_values(rows: np.ndarray, mech: ModelMechanism, noise: StatNoise) -> np.ndarray:
+    """What the draw releases: the noisy moments (linear, PCA; their tables are post-
+    processing) or the coefficients (logistic). Secure or PREVIEW by `noise`."""
     if isinstance(mech, LogisticMechanism):
-        uniforms: Uniforms = secure_uniforms if preview_rng is None else numpy_uniforms(rng)
-        coef = release_logistic(rows, mech, uniforms)
-        return np.concatenate([coef, np.full(coef.size, np.nan)])
-    if isinstance(mech, LinearMechanism):
-        moments = release_linear(rows, mech, add_noise)
-        return np.concatenate(
-            [coefficients(moments, mech), coefficient_moe(moments, mech, confidence, rng)]
+        uniforms: Uniforms = (
+            numpy_uniforms(noise.rng) if isinstance(noise, PreviewNoise) else secure_uniforms
         )
-    moments = release_pca(rows, mech, add_noise)
-    found, moe = components(moments, mech), components_moe(moments, mech, confidence, rng)
-    return np.concatenate(
-        [found.loadings.ravel(), found.variances, moe.loadings.ravel(), moe.variances]
-    )
+        return release_logistic(rows, mech, uniforms)
+    if isinstance(mech, LinearMechanism):
+        return release_linear(rows, mech, noise.counts)
+    return release_pca(rows, mech, noise.counts)
 
 
 def model_header(spec: ModelSpec) -> list[str]:
@@ -145,33 +131,36 @@ def model_header(spec: ModelSpec) -> list[str]:
     return ["term", "coefficient", "moe"]
 
 
-def model_table(spec: ModelSpec, values: np.ndarray) -> list[list[Any]]:
-    """Rows of the released table (numbers as floats; a missing margin as None)."""
-
-    def number(value: float) -> float | None:
-        return None if np.isnan(value) else float(value)
-
-    if isinstance(spec, RegressionSpec):
-        half = values.size // 2
+def model_table(
+    mech: ModelMechanism,
+    values: np.ndarray,
+    confidence: float,
+    rng: np.random.Generator | None = None,
+) -> list[list[Any]]:
+    """Rows of the released table from the drawn values (post-processing; the margins by the
+    parametric bootstrap at `confidence`, from an OS-seeded generator unless `rng` is given)."""
+    rng = rng if rng is not None else _bootstrap_rng()
+    if isinstance(mech, LogisticMechanism):
+        return [[term, float(v), None] for term, v in zip(mech.spec.terms, values, strict=True)]
+    if isinstance(mech, LinearMechanism):
+        coef = coefficients(values, mech)
+        moe = coefficient_moe(values, mech, confidence, rng)
         return [
-            [term, number(values[i]), number(values[half + i])] for i, term in enumerate(spec.terms)
+            [term, float(c), float(m)]
+            for term, c, m in zip(mech.spec.terms, coef, moe, strict=True)
         ]
-    k, p = spec.k, len(spec.columns)
-    loadings = values[: k * p].reshape(k, p)
-    variances = values[k * p : k * p + k]
-    loading_moe = values[k * p + k : 2 * k * p + k].reshape(k, p)
-    variance_moe = values[2 * k * p + k :]
+    found, margins = components(values, mech), components_moe(values, mech, confidence, rng)
     return [
         [
             c + 1,
             column,
-            number(loadings[c, j]),
-            number(loading_moe[c, j]),
-            number(variances[c]),
-            number(variance_moe[c]),
+            float(found.loadings[c, j]),
+            float(margins.loadings[c, j]),
+            float(found.variances[c]),
+            float(margins.variances[c]),
         ]
-        for c in range(k)
-        for j, column in enumerate(spec.columns)
+        for c in range(mech.spec.k)
+        for j, column in enumerate(mech.spec.columns)
     ]
 
 
@@ -195,3 +184,87 @@ def model_preview_error(
         {"RMSE": r, "bias": b, "±95%": m}
         for r, b, m in zip(rmse.tolist(), bias.tolist(), moe.tolist(), strict=True)
     ]
+
+
+def _rows(data: StatData) -> np.ndarray:
+    if data.rows is None:
+        raise InternalError("a regression or PCA needs its rows (StatSource.stat_data)")
+    return data.rows
+
+
+class ModelKind(StatisticKind[Any]):
+    """A regression (linear or logistic) or a PCA: one table over all rows (no `by`)."""
+
+    curve_unit = "noise of one moment, on the [−1, 1] scale"
+
+    def __init__(self, kind: str, method: str, needs_delta: bool) -> None:
+        self.kind, self.method, self.needs_delta = kind, method, needs_delta
+        self.mechanism_text = MECHANISM_TEXT[method if kind == "regression" else "pca"]
+
+    def calibrate(self, spec: StatSpec, share: Share, ctx: StatContext) -> ModelMechanism:
+        if not isinstance(spec, RegressionSpec | PcaSpec):
+            raise InternalError("a model statistic needs a regression or PCA spec")
+        return calibrate_model(spec, share, ctx)
+
+    def mechanism_name(self, mech: ModelMechanism) -> str:
+        return mechanism_name(mech)
+
+    def error(self, mech: ModelMechanism, confidence: float) -> dict[str, Any]:
+        return model_error(mech)
+
+    def sensitivity(self, mech: ModelMechanism) -> dict[str, float | None]:
+        return model_sensitivity(mech)
+
+    def noise_fields(
+        self, mech: ModelMechanism, cells: int, confidence: float
+    ) -> tuple[float | None, float | None, float | None, float | None]:
+        if isinstance(mech, LogisticMechanism):
+            return None, None, None, None
+        noise = mech.moments.noise
+        return noise.scale, noise.std, None, None
+
+    def draw(self, data: StatData, mech: ModelMechanism, noise: StatNoise) -> np.ndarray:
+        """One cell: the drawn values (see `draw_values`) as a 1 × k array."""
+        return draw_values(_rows(data), mech, noise).reshape(1, -1)
+
+    def preview_error(
+        self, data: StatData, mech: ModelMechanism, alpha: float, rng: np.random.Generator
+    ) -> list[dict[str, float]]:
+        return model_preview_error(_rows(data), mech, rng)
+
+    def summary(self, entry: dict[str, Any]) -> str:
+        return self.short_margin(entry["error"])
+
+    def error_text(self, error: dict[str, Any], confidence: str) -> str:
+        if "epsilon_noise" in error:
+            return (
+                f"objective perturbation with ε′ = {error['epsilon_noise']:.4g} on the noise "
+                f"term and regularisation Λ = {error['regularization']:.4g}; the coefficients' "
+                "error depends on the data (the Preview simulates it for the data holder)"
+            )
+        return (
+            f"noise std {error['moment_noise_std']:.4g} on each of {error['moments']} moments "
+            f"(on the [−1, 1] scale); each released value's margin ({confidence}) is in its "
+            "table, from a bootstrap on the released moments"
+        )
+
+    def short_margin(self, error: dict[str, Any]) -> str:
+        if "epsilon_noise" in error:
+            return f"ε′ {error['epsilon_noise']:.4g}, Λ {error['regularization']:.4g}"
+        return f"moment σ {error['moment_noise_std']:.3g}"
+
+    def curve_moe(self, error: dict[str, Any]) -> float:
+        if "epsilon_noise" in error:
+            return float(error["b_norm_mean"])
+        return float(error["moment_noise_std"])
+
+    def table(
+        self, mech: ModelMechanism, values: np.ndarray, confidence: float
+    ) -> tuple[list[str], list[list[Any]]]:
+        """The released coefficient or component table (header, rows)."""
+        return model_header(mech.spec), model_table(mech, values.ravel(), confidence)
+
+
+LINEAR = ModelKind("regression", "linear", needs_delta=True)
+LOGISTIC = ModelKind("regression", "logistic", needs_delta=False)
+PCA = ModelKind("pca", "noisy_covariance", needs_delta=True)
