@@ -167,23 +167,27 @@ def model_table(
 def model_preview_error(
     rows: np.ndarray, mech: ModelMechanism, rng: np.random.Generator
 ) -> list[dict[str, float]]:
-    """CONFIDENTIAL (Preview only): each coefficient's (or component's) error against the fit
-    without noise on the same clamped rows, by simulation."""
+    """CONFIDENTIAL (Preview only): the table's error against the fit without noise on the
+    same clamped rows, by simulation, as one cell's entry: per term its RMSE and bias (and a
+    logistic coefficient's ±95% half-width), per component its RMS angle and variance RMSE."""
     if isinstance(mech, PcaMechanism):
         angles, variance = simulate_pca_error(rows, mech, rng, draws=100)
-        return [
-            {"component": float(i + 1), "RMS angle (°)": a, "variance RMSE": v}
-            for i, (a, v) in enumerate(zip(angles.tolist(), variance.tolist(), strict=True))
-        ]
+        out: dict[str, float] = {}
+        for i, (a, v) in enumerate(zip(angles.tolist(), variance.tolist(), strict=True)):
+            out[f"PC{i + 1} RMS angle (°)"] = a
+            out[f"PC{i + 1} variance RMSE"] = v
+        return [out]
     if isinstance(mech, LogisticMechanism):
         rmse, bias, moe = simulate_logistic_error(rows, mech, rng, draws=30)
     else:
         rmse, bias = simulate_linear_error(rows, mech, rng, draws=100)
-        moe = np.full(rmse.size, np.nan)
-    return [
-        {"RMSE": r, "bias": b, "±95%": m}
-        for r, b, m in zip(rmse.tolist(), bias.tolist(), moe.tolist(), strict=True)
-    ]
+        moe = None
+    out = {}
+    for i, term in enumerate(mech.spec.terms):
+        out[f"{term} RMSE"], out[f"{term} bias"] = float(rmse[i]), float(bias[i])
+        if moe is not None:
+            out[f"{term} ±95%"] = float(moe[i])
+    return [out]
 
 
 def _rows(data: StatData) -> np.ndarray:

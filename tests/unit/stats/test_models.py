@@ -242,26 +242,35 @@ def test_pca_finds_the_main_direction_within_its_margin() -> None:
 # --- as a statistic: draw, table, dashboard edit ----------------------------------------------
 
 
-def test_draw_model_lays_out_each_table() -> None:
-    from dprelease.stats.models import calibrate_model, draw_model, model_header, model_table
+def test_each_model_is_released_as_its_own_table() -> None:
+    from dprelease.stats.data import StatData
+    from dprelease.stats.noise import PreviewNoise
+    from dprelease.stats.registry import kind_of
 
     rng = np.random.default_rng(13)
     values = _linear_data(20_000, rng)
+    data = StatData(np.zeros(len(values), dtype=np.int64), values[:, -1], 1, rows=values)
     for raw in (LINEAR, PCA):
         spec = parse_model(raw, "t")
-        mech = calibrate_model(spec, Share("pure", epsilon=1.0), StatContext())
-        rows = model_table(spec, draw_model(values, mech, secure, 0.95))
-        assert all(len(row) == len(model_header(spec)) for row in rows)
+        kind = kind_of(spec)
+        mech = kind.calibrate(spec, Share("pure", epsilon=1.0), StatContext())
+        drawn = kind.draw(data, mech, PreviewNoise(rng))
+        assert drawn.shape == (1, len(mech.moments.pairs))  # the noisy moments are released
+        header, rows = kind.table(mech, drawn, 0.95)
+        assert all(len(row) == len(header) for row in rows)
         if isinstance(spec, RegressionSpec):
             assert [row[0] for row in rows] == ["intercept", "a", "b"]
-            assert all(row[2] is not None and row[2] > 0 for row in rows)
+            assert all(row[2] > 0 for row in rows)
         else:
             assert [row[:2] for row in rows][:3] == [[1, "a"], [1, "b"], [1, "c"]]
             assert len(rows) == 6
     logistic = parse_model(LOGISTIC, "t")
-    mech = calibrate_model(logistic, Share("pure", epsilon=1.0), StatContext())
-    binary = np.column_stack([values[:, 0], values[:, 2] > 50])
-    rows = model_table(logistic, draw_model(binary, mech, secure, 0.95))
+    kind = kind_of(logistic)
+    assert not kind.needs_delta and kind_of(parse_model(LINEAR, "t")).needs_delta
+    mech = kind.calibrate(logistic, Share("pure", epsilon=1.0), StatContext())
+    binary = np.column_stack([values[:, 0], values[:, 2] > 50]).astype(float)
+    data = StatData(np.zeros(len(binary), dtype=np.int64), binary[:, -1], 1, rows=binary)
+    header, rows = kind.table(mech, kind.draw(data, mech, PreviewNoise(rng)), 0.95)
     assert [row[0] for row in rows] == ["intercept", "a"] and rows[0][2] is None
 
 
