@@ -3,15 +3,15 @@ on the Preview page."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from dprelease.plan.model_edit import MODEL_KINDS, add_model, model_stat
-from dprelease.plan.model_spec import ModelSpec
-from dprelease.stats.models import model_header, model_table
+from dprelease.release.draw import Preview
+from dprelease.release.statistics import ReleasedStatistic
 from ui.markdown import md, md_error, static_table
 
 
@@ -44,24 +44,25 @@ def render_model_form(plan: dict[str, Any], change: Callable[[dict[str, Any]], N
                 st.error(md_error(error, "The plan is unchanged."))
 
 
-def show_model_table(
-    name: str, spec: ModelSpec, values: Sequence[float], errors: list[dict[str, float]]
-) -> None:
-    """A PREVIEW coefficient or component table, with the data holder's simulated errors."""
-    import numpy as np
-
-    st.markdown(f"**{md(name)}**: PREVIEW noise (numpy), not a release")
-    header = model_header(spec)
-    rows = [dict(zip(header, row, strict=True)) for row in model_table(spec, np.asarray(values))]
-    if errors and len(errors) == len(rows):  # a regression: one error row per term
-        rows = [{**row, **error} for row, error in zip(rows, errors, strict=True)]
-    static_table(rows)
-    if errors and len(errors) != len(rows):  # PCA: one error row per component
-        static_table(errors)
+def show_own_table(released: ReleasedStatistic, preview: Preview) -> bool:
+    """A statistic released as its own table (a regression's coefficients, a PCA's
+    components), with the data holder's simulated errors; False for any other statistic."""
+    budget = released.budget
+    confidence = preview.allocation.confidence
+    own = budget.kind.table(budget.mechanism, released.values, confidence)
+    if own is None:
+        return False
+    header, rows = own
+    st.markdown(f"**{md(budget.name)}**: PREVIEW noise (numpy), not a release")
+    static_table([dict(zip(header, row, strict=True)) for row in rows])
+    errors = preview.statistic_errors.get(budget.name) or []
+    if errors:
+        static_table([{"error": name, "value": value} for name, value in errors[0].items()])
     st.caption(
-        "moe: the half-width at the plan's confidence by a parametric bootstrap on the noisy "
-        "moments (published with the release). RMSE, bias, ±95% and the angles are against "
-        "the fit without noise on the same clamped rows, by simulation: read from your data, "
-        "confidential like this page. Clamping and the regression's own sampling error are "
-        "not included."
+        f"moe: the half-width at {confidence:.0%} by a parametric bootstrap on the noisy "
+        "moments (it is published with the release; a logistic regression has none). The "
+        "errors below the table are against the fit without noise on the same clamped rows, "
+        "by simulation: read from your data, confidential like this page. Clamping and the "
+        "regression's own sampling error are not included."
     )
+    return True

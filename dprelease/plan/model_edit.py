@@ -54,7 +54,7 @@ def model_stat(kind: str, y: str, x: str, columns: str, k: int, bounds: str) -> 
 
 def add_model(plan: PlanDict, stat: dict[str, Any], *, name: str | None = None) -> PlanDict:
     """Add a table holding one regression or PCA (no `by`), checked before it is kept."""
-    spec = parse_model(stat, "The new statistic")
+    spec = parse_model(stat, "stat")
     out = copy.deepcopy(plan)
     out.setdefault("tables", [])
     taken = [t.get("name", "") for t in out["tables"]]
