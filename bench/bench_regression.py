@@ -8,6 +8,9 @@ of --repeats timed runs of the secure release (OS CSPRNG noise) from the rows in
 2. logistic regression of employed on age and hours (objective perturbation), pure ε = 1;
 3. PCA, top 2 components of age, hours, income (noisy covariance, margins), pure ε = 1.
 
+4. end to end: `python -m dprelease release` of a plan with the linear regression alone, on
+   the rows written as a CSV (start-up, reading, the release, the files; --no-ledger).
+
 It prints the time and the error against the noiseless fit on the same clamped rows.
 
     python bench/bench_regression.py [--rows 1000000] [--repeats 5]
@@ -17,13 +20,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -69,9 +76,8 @@ def main() -> None:
     share, ctx, rng = Share("pure", epsilon=1.0), StatContext(), np.random.default_rng(1)
     print(f"{args.rows:,} rows, pure ε = 1 each, median of {args.repeats} runs")
 
-    spec = parse_model(
-        {"regression": {"y": "income", "x": ["age", "hours"]}, "bounds": BOUNDS}, "b"
-    )
+    linear_raw = {"regression": {"y": "income", "x": ["age", "hours"]}, "bounds": BOUNDS}
+    spec = parse_model(linear_raw, "b")
     lin = regression.calibrate_linear(spec, share, ctx)  # type: ignore[arg-type]
     values = np.column_stack([data["age"], data["hours"], data["income"]])
 
@@ -108,6 +114,36 @@ def main() -> None:
     cosine = np.abs(np.sum(found.loadings * exact_pc.loadings, axis=1))
     print(f"pca      {seconds:6.2f} s  |cos| to the noiseless components {np.round(cosine, 6)}")
     print(f"         loading margins {np.round(margins.loadings.max(axis=1), 6)}")
+    end_to_end(data, linear_raw, args.repeats)
+
+
+PLAN = """version: 1
+columns: {{}}
+tables:
+  - name: income_model
+    stat: {stat}
+budget: {{accounting: pure, epsilon: 1}}
+"""
+
+
+def end_to_end(data: dict[str, np.ndarray], stat: dict[str, Any], repeats: int) -> None:
+    """The CLI's release of the regression from a CSV file (a fresh process each run)."""
+    import json
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        csv_path, plan_path = Path(folder) / "rows.csv", Path(folder) / "plan.yaml"
+        pacsv.write_csv(pa.table(data), csv_path)
+        plan_path.write_text(PLAN.format(stat=json.dumps(stat)), encoding="utf-8")
+
+        def release() -> None:
+            out = Path(tempfile.mkdtemp(dir=folder)) / "out"
+            command = [sys.executable, "-m", "dprelease", "release", str(plan_path)]
+            command += ["--data", str(csv_path), "--out", str(out), "--no-ledger"]
+            subprocess.run(command, cwd=root, check=True, capture_output=True)
+
+        seconds, _ = timed(release, repeats)
+    print(f"release  {seconds:6.2f} s  end to end: python -m dprelease release, CSV in, files out")
 
 
 if __name__ == "__main__":
