@@ -18,9 +18,10 @@ import pyarrow as pa
 from dprelease.data.columns import MissingColumnsError, dictionary_parts, float_values
 from dprelease.data.count import _unit_cap, encode_columns
 from dprelease.data.read import SizeLimits, read_data
-from dprelease.data.report import DataReport, statistic_report
-from dprelease.errors import DataError, quote
+from dprelease.data.report import DataReport, StatisticReport, statistic_report
+from dprelease.errors import DataError, InternalError, quote
 from dprelease.plan.model import Plan
+from dprelease.plan.model_spec import PcaSpec, RegressionSpec
 from dprelease.plan.stat_spec import stat_columns
 from dprelease.plan.statistic import StatisticTable
 from dprelease.stats.data import StatData
@@ -92,7 +93,9 @@ class StatSource:
             self.table, plan.schema, list(dict.fromkeys(names)), keep=self.keep
         )
         statistics = tuple(
-            statistic_report(
+            self._model_report(s)
+            if len(stat_columns(s.stat)) > 1
+            else statistic_report(
                 s, self._kept(float_values(self.table.column(s.stat.column), s.stat.column))
             )
             for s in plan.statistics
@@ -100,6 +103,24 @@ class StatSource:
         rows = self.table.num_rows
         kept = rows if self.keep is None else int(np.count_nonzero(self.keep))
         return DataReport(rows, rows - kept, tuple(columns), statistics)
+
+    def _model_report(self, statistic: StatisticTable) -> StatisticReport:
+        """CONFIDENTIAL: a regression's or PCA's rows left out (a column with no number) and
+        clamped (some value outside its column's bounds)."""
+        spec = statistic.stat
+        if not isinstance(spec, RegressionSpec | PcaSpec):
+            raise InternalError("a model report needs a regression or PCA")
+        names = spec.columns
+        rows = np.column_stack([self._kept(float_values(self.table.column(c), c)) for c in names])
+        bounds = np.array(spec.bounds, dtype=np.float64)
+        missing = np.isnan(rows).any(axis=1)
+        outside = ~missing & ((rows < bounds[:, 0]) | (rows > bounds[:, 1])).any(axis=1)
+        return StatisticReport(
+            statistic.name,
+            ", ".join(names),
+            rows_left_out=int(np.count_nonzero(missing)),
+            rows_clamped=int(np.count_nonzero(outside)),
+        )
 
 
 def read_stat_source(

@@ -289,3 +289,31 @@ def test_dashboard_adds_a_model_and_refuses_bad_input_in_one_line() -> None:
         assert "\n" not in str(error.value)
     with pytest.raises(PlanError, match="at most the number of columns"):
         add_model({}, model_stat("pca", "", "", "a, b", 3, "a: 0, 1\nb: 0, 1"))
+
+
+def test_the_data_holder_sees_the_rows_a_model_leaves_out_or_clamps() -> None:
+    import pyarrow as pa
+
+    from dprelease.plan.parse import parse_plan
+    from dprelease.stats.source import StatSource
+
+    plan = parse_plan(
+        {
+            "version": 1,
+            "columns": {},
+            "tables": [{"name": "m", "stat": LINEAR}],
+            "budget": {"accounting": "pure", "epsilon": 1},
+        }
+    )
+    table = pa.table(
+        {
+            "a": [1.0, None, 5.0, 20.0],  # a missing value; a value above its bounds
+            "b": [0.0, 1.0, None, 0.0],
+            "y": [10.0, 20.0, 30.0, 40.0],
+        }
+    )
+    source = StatSource(table, None)
+    report = source.report(plan).statistics[0]
+    assert (report.column, report.rows_left_out, report.rows_clamped) == ("a, b, y", 2, 1)
+    data = source.stat_data(plan, plan.statistics[0])
+    assert data.rows is not None and data.rows.shape == (4, 3)
