@@ -18,10 +18,9 @@ import pyarrow as pa
 from dprelease.data.columns import MissingColumnsError, dictionary_parts, float_values
 from dprelease.data.count import _unit_cap, encode_columns
 from dprelease.data.read import SizeLimits, read_data
-from dprelease.data.report import DataReport, StatisticReport, statistic_report
-from dprelease.errors import DataError, InternalError, quote
+from dprelease.data.report import DataReport, StatisticReport, model_report, statistic_report
+from dprelease.errors import DataError, quote
 from dprelease.plan.model import Plan
-from dprelease.plan.model_spec import PcaSpec, RegressionSpec
 from dprelease.plan.stat_spec import stat_columns
 from dprelease.plan.statistic import StatisticTable
 from dprelease.stats.data import StatData
@@ -105,22 +104,10 @@ class StatSource:
         return DataReport(rows, rows - kept, tuple(columns), statistics)
 
     def _model_report(self, statistic: StatisticTable) -> StatisticReport:
-        """CONFIDENTIAL: a regression's or PCA's rows left out (a column with no number) and
-        clamped (some value outside its column's bounds)."""
-        spec = statistic.stat
-        if not isinstance(spec, RegressionSpec | PcaSpec):
-            raise InternalError("a model report needs a regression or PCA")
-        names = spec.columns
+        """CONFIDENTIAL: a regression's or PCA's rows left out or clamped (`model_report`)."""
+        names = stat_columns(statistic.stat)
         rows = np.column_stack([self._kept(float_values(self.table.column(c), c)) for c in names])
-        bounds = np.array(spec.bounds, dtype=np.float64)
-        missing = np.isnan(rows).any(axis=1)
-        outside = ~missing & ((rows < bounds[:, 0]) | (rows > bounds[:, 1])).any(axis=1)
-        return StatisticReport(
-            statistic.name,
-            ", ".join(names),
-            rows_left_out=int(np.count_nonzero(missing)),
-            rows_clamped=int(np.count_nonzero(outside)),
-        )
+        return model_report(statistic, rows)
 
 
 def read_stat_source(

@@ -317,3 +317,7 @@ def test_the_data_holder_sees_the_rows_a_model_leaves_out_or_clamps() -> None:
     assert (report.column, report.rows_left_out, report.rows_clamped) == ("a, b, y", 2, 1)
     data = source.stat_data(plan, plan.statistics[0])
     assert data.rows is not None and data.rows.shape == (4, 3)
+    from dprelease.data.coverage import plan_coverage
+
+    coverage = plan_coverage(table, plan)
+    assert coverage.rows_left_out == 2 and coverage.statistics == (report,)
