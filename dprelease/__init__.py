@@ -15,6 +15,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
     yaml_text       writes the YAML
     edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
+    model_spec      a regression's and a PCA's `stat:` (issue 28.4; errors only: a leaf)
     stat_spec       a statistic's spec (`stat:`: quantile, sum, mean; their methods) and a
                     discovery's; parse_stat, parse_discover, labels (errors only: a leaf)
     statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their
@@ -22,6 +23,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistic_edit  dashboard edits: add a statistic, discover a column's domain
     zeros           structural zeros and invariant tables (issue 27): values, cell masks, checks
     constraints_edit  dashboard edits: add or remove a structural zero
+    model_edit      dashboard edit: add a regression or a PCA
     subtables       which tables determine which sub-tables (hierarchy included); cell maps
 - strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
                   least-squares error, budget optimisation, select_strategy (handed the
@@ -81,6 +83,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     kind, registry  one StatisticKind object per kind and method (calibrate, draw, errors,
                     texts); the registry is the only importer of the statistic modules
     quantile, sums, means, discovery   the statistics themselves
+    models          regression and PCA as statistics (issue 28.4), made of: moments (noisy
+                    second moments of bounded rows), regression (linear, noisy sufficient
+                    statistics), logistic (objective perturbation), pca (noisy covariance)
     noise, ranks    the noise a draw is handed (secure from release/, or PREVIEW numpy)
     entry           a statistic's calibrated budget, its plan --json entry, its errors
     allocation      statistics' and discoveries' shares off the total first, composed with the

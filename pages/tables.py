@@ -16,6 +16,7 @@ from dprelease.plan.statistic_edit import KINDS as STAT_KINDS
 from dprelease.plan.statistic_edit import METHOD_CHOICES, add_statistic
 from dprelease.plan.table_spec import TableSpec
 from ui.constraints_view import render_structural_zeros
+from ui.dpml_view import render_model_form
 from ui.markdown import md_error, md_lines
 from ui.state import current_plan, workspace
 from ui.table_editor import apply_table_edits, stat_text
@@ -91,6 +92,8 @@ with st.form("add_statistic_form", clear_on_submit=True):  # issue 16
             _change(added)
         except DPReleaseError as error:
             st.error(md_error(error, "The plan is unchanged."))
+
+render_model_form(ws.plan, _change)  # issue 28.4: a regression or PCA
 
 tables = ws.plan.get("tables", [])
 if not tables:

@@ -15,6 +15,7 @@ from dprelease.plan.stat_spec import QuantileSpec, RobustSpec
 from dprelease.plan.statistic_edit import set_quantile_resolution
 from dprelease.release.draw import Preview
 from dprelease.stats.entry import StatisticBudget, statistic_error_curve
+from ui.dpml_view import show_own_table
 from ui.markdown import md, static_table
 from ui.state import Workspace
 from ui.statistic_methods import render_statistic_methods
@@ -29,6 +30,8 @@ def show_preview_statistics(preview: Preview) -> None:
         )
     for released in preview.statistics:
         statistic = released.budget.statistic
+        if show_own_table(released, preview):  # a regression's or PCA's table (issue 28.4)
+            continue
         st.markdown(f"**{md(statistic.name)}**: PREVIEW noise (numpy), not a release")
         schema = preview.plan.schema  # cells as the count tables show them: "label (code)"
         cells = itertools.product(*(schema[c].display_labels for c in statistic.by))

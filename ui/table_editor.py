@@ -22,10 +22,23 @@ def stat_text(stat: object) -> str:
     """The grid's `statistic` cell: kind, column and bounds ("count" for a count table)."""
     if not isinstance(stat, dict):
         return "count"
+    if isinstance(stat.get("regression"), dict) or "pca" in stat:  # issue 28.4
+        return model_text(stat)
     kind = next((k for k in ("quantile", "sum", "mean") if k in stat), "?")
     column = stat.get("column") if kind == "quantile" else stat.get(kind)
     what = f"quantile {stat[kind]}" if kind == "quantile" else kind
     return f"{what} of {column} in {stat.get('bounds')} (clamped)"
+
+
+def model_text(stat: dict[str, Any]) -> str:
+    """A regression's or PCA's grid cell, from the draft plan (not yet checked)."""
+    if "pca" in stat:
+        columns = stat["pca"] if isinstance(stat["pca"], list) else [stat["pca"]]
+        return f"top {stat.get('k', 1)} principal components of {', '.join(map(str, columns))}"
+    body = stat["regression"]
+    xs = body.get("x") if isinstance(body.get("x"), list) else [body.get("x")]
+    family = body.get("family", "linear")
+    return f"{family} regression of {body.get('y')} on {', '.join(map(str, xs))}"
 
 
 def apply_table_edits(plan: PlanDict, rows: Sequence[dict[str, Any]], lock_unit: str) -> PlanDict:

@@ -14,11 +14,12 @@ import pyarrow as pa
 
 from dprelease.data.columns import float_values
 from dprelease.data.count import encode_columns
-from dprelease.data.report import ColumnReport, StatisticReport, statistic_report
+from dprelease.data.report import ColumnReport, StatisticReport, model_report, statistic_report
 from dprelease.errors import quote
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_schema
 from dprelease.plan.schema import MISSING_CODE
+from dprelease.plan.stat_spec import stat_columns
 
 
 def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnReport]:
@@ -108,6 +109,16 @@ def plan_coverage(table: pa.Table, plan: Plan) -> PlanCoverage:
     statistics = []
     for statistic in plan.statistics:
         column = statistic.stat.column
+        names = stat_columns(statistic.stat)
+        if len(names) > 1:  # a regression or PCA: a row needs a number in every column
+            if not set(names) <= set(table.column_names):
+                continue
+            rows = np.column_stack([float_values(table.column(c), c) for c in names])
+            lost |= np.isnan(rows).any(axis=1)
+            report = model_report(statistic, rows)
+            if report.rows_left_out or report.rows_clamped:
+                statistics.append(report)
+            continue
         if column not in table.column_names:
             continue
         values = float_values(table.column(column), column)

@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from dprelease.errors import InternalError, quote
+from dprelease.plan.model_spec import PcaSpec, RegressionSpec
 from dprelease.plan.stat_spec import stat_bounds
 from dprelease.plan.statistic import StatisticTable
 
@@ -146,6 +147,23 @@ def statistic_report(statistic: StatisticTable, values: np.ndarray) -> Statistic
     return StatisticReport(
         statistic.name,
         statistic.stat.column,
+        rows_left_out=int(np.count_nonzero(missing)),
+        rows_clamped=int(np.count_nonzero(outside)),
+    )
+
+
+def model_report(statistic: StatisticTable, rows: np.ndarray) -> StatisticReport:
+    """CONFIDENTIAL: a regression's or PCA's rows (n × its columns, in the spec's order) left
+    out (some column has no number) and clamped (some value outside its column's bounds)."""
+    spec = statistic.stat
+    if not isinstance(spec, RegressionSpec | PcaSpec):
+        raise InternalError("a model report needs a regression or PCA")
+    bounds = np.array(spec.bounds, dtype=np.float64)
+    missing = np.isnan(rows).any(axis=1)
+    outside = ~missing & ((rows < bounds[:, 0]) | (rows > bounds[:, 1])).any(axis=1)
+    return StatisticReport(
+        statistic.name,
+        ", ".join(spec.columns),
         rows_left_out=int(np.count_nonzero(missing)),
         rows_clamped=int(np.count_nonzero(outside)),
     )

@@ -30,6 +30,15 @@ from typing import Any
 
 from dprelease.errors import PlanError, quote
 from dprelease.limits import QUANTILE_MAX_CANDIDATES
+from dprelease.plan.model_spec import (
+    MODEL_METHODS,
+    PcaSpec,
+    RegressionSpec,
+    model_label,
+    model_rule,
+    model_to_dict,
+    parse_model,
+)
 
 QUANTILE_DENOMINATOR = 10_000  # q is a multiple of 1/10,000: OpenDP represents it exactly
 MAX_CANDIDATES = QUANTILE_MAX_CANDIDATES
@@ -40,6 +49,7 @@ METHODS: dict[str, tuple[str, ...]] = {
     "quantile": ("exponential", "smooth_sensitivity"),
     "sum": ("clamped",),
     "mean": ("clamped", "sample_and_aggregate"),
+    **MODEL_METHODS,  # regression (linear, logistic) and pca: `model_spec` (issue 28.4)
 }
 """Each kind's methods, its default first (left out of a written plan); `dprelease.stats.
 registry` has one object per pair."""
@@ -227,7 +237,7 @@ class RobustSpec:
         return (self.lo, self.hi) != WIDE_RANGE
 
 
-StatSpec = QuantileSpec | SumSpec | MeanSpec | RobustSpec
+StatSpec = QuantileSpec | SumSpec | MeanSpec | RobustSpec | RegressionSpec | PcaSpec
 
 
 @dataclass(frozen=True)
@@ -286,9 +296,11 @@ def parse_stat(raw: object, table: str) -> StatSpec:
     what = f"Table {quote(table)} stat"
     if not isinstance(raw, Mapping):
         raise PlanError(f"{what} must be a mapping such as {{quantile: 0.5, column: age, ...}}.")
-    kinds = [k for k in ("quantile", "sum", "mean") if k in raw]
+    kinds = [k for k in ("quantile", "sum", "mean", *MODEL_METHODS) if k in raw]
     if len(kinds) != 1:
-        raise PlanError(f"{what} must have exactly one of quantile, sum, mean.")
+        raise PlanError(f"{what} must have exactly one of quantile, sum, mean, regression, pca.")
+    if kinds[0] in MODEL_METHODS:
+        return parse_model(raw, what)
     kind = kinds[0]
     method = raw.get("method", METHODS[kind][0])
     _check_method(kind, method, what)
@@ -359,6 +371,8 @@ def _bounds_out(lo: float, hi: float) -> list[int | float]:
 
 def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
     """The plan's `stat:` mapping of a spec; `parse_stat(stat_to_dict(s))` gives `s` back."""
+    if isinstance(spec, RegressionSpec | PcaSpec):
+        return model_to_dict(spec)
     if isinstance(spec, RobustSpec):
         return _robust_to_dict(spec)
     if isinstance(spec, QuantileSpec):
@@ -399,13 +413,18 @@ def _robust_to_dict(spec: RobustSpec) -> dict[str, Any]:
 
 
 def stat_bounds(spec: StatSpec) -> tuple[float, float]:
-    """The statistic's bounds [lo, hi]."""
+    """The statistic's bounds [lo, hi] (a regression's or PCA's: of its main column)."""
+    if isinstance(spec, RegressionSpec | PcaSpec):
+        return spec.bounds[spec.columns.index(spec.column)]
     return (spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi)
 
 
 def stat_resolution(spec: StatSpec) -> float:
     """A quantile's distance between candidates; a sum's or mean's fixed-point unit; what a
-    robust statistic's value is rounded to (0: 6 significant digits)."""
+    robust statistic's value is rounded to (0: 6 significant digits; a regression's, a PCA's:
+    none)."""
+    if isinstance(spec, RegressionSpec | PcaSpec):
+        return 0.0
     if isinstance(spec, RobustSpec):
         if spec.kind == "mean":
             return spec.resolution or default_grid_step(spec.lo, spec.hi)
@@ -430,6 +449,8 @@ def _names(spec: StatSpec) -> str:
 
 def stat_label(spec: StatSpec) -> str:
     """A short public description, e.g. 'median of age in [0, 100]'."""
+    if isinstance(spec, RegressionSpec | PcaSpec):
+        return model_label(spec)
     lo, hi = _bounds_out(*stat_bounds(spec))
     if isinstance(spec, RobustSpec):
         how = spec.method.replace("_", "-")
@@ -444,6 +465,8 @@ def stat_rule(spec: StatSpec) -> str:
     """Which rows the statistic uses and what it does to their values (public: the rule, never
     how many rows it leaves out), e.g. 'median of PINCP over the rows where PINCP is a number
     …'."""
+    if isinstance(spec, RegressionSpec | PcaSpec):
+        return model_rule(spec)
     lo, hi = _bounds_out(*stat_bounds(spec))
     step = stat_resolution(spec)
     used = (
@@ -477,3 +500,8 @@ def stat_rule(spec: StatSpec) -> str:
     if isinstance(spec, MeanSpec):
         return f"{used}; values {rounded}; the mean's count is of the same rows"
     return f"{used}; values {rounded}"
+
+
+def stat_columns(spec: StatSpec) -> tuple[str, ...]:
+    """Every data column the statistic reads (a regression's x and y, a PCA's columns)."""
+    return spec.columns if isinstance(spec, RegressionSpec | PcaSpec) else (spec.column,)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from dprelease.errors import PlanError, quote
+from dprelease.plan.model_spec import MODEL_METHODS
 from dprelease.plan.schema import CategoricalColumn, Schema
-from dprelease.plan.stat_spec import DiscoverSpec, StatSpec
+from dprelease.plan.stat_spec import DiscoverSpec, StatSpec, stat_columns
 from dprelease.plan.table_spec import TableSpec, Unit
 
 DISCOVERED: Final = "discovered"  # a column's domain_source once discovery has run
@@ -31,6 +32,8 @@ class StatisticTable:
         where = f"Table {quote(self.table.name)}"
         if self.table.delta is not None or self.table.target is not None:
             raise PlanError(f"{where} is a statistic: it takes no `delta` or `target`.")
+        if self.stat.kind in MODEL_METHODS and self.table.by:
+            raise PlanError(f"{where}: a {self.stat.kind} takes no `by` columns (one table).")
         if self.stat.column in self.table.by:
             raise PlanError(
                 f"{where} groups by its own statistic's column {quote(self.stat.column)}."
@@ -64,7 +67,7 @@ def statistic_problems(
     problems: list[str] = []
     for statistic in statistics:
         where = f"Table {quote(statistic.name)}"
-        if unit.kind == "id" and statistic.stat.column == unit.column:
+        if unit.kind == "id" and unit.column in stat_columns(statistic.stat):
             problems.append(f"{where}: the unit id column cannot be a statistic's column.")
     for discovery in discoveries:
         column = next((c for c in schema.columns if c.name == discovery.column), None)

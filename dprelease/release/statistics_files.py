@@ -28,6 +28,16 @@ def statistic_csv(
 ) -> bytes:
     statistic = released.budget.statistic
     out: list[list[str]] = []
+    budget = released.budget
+    own = budget.kind.table(budget.mechanism, released.values, budget.confidence)
+    if own is not None:  # a regression's or PCA's own table (issue 28.4)
+        header, table_rows = own
+        out.append([safe(column) for column in header])
+        out.extend(
+            [safe(c) if isinstance(c, str) else "" if c is None else number(c) for c in row]
+            for row in table_rows
+        )
+        return csv_bytes(out)
     spec = statistic.table
     labels = released.budget.kind.csv_labels(statistic.stat)  # several values per cell
     several = labels is not None

@@ -24,10 +24,13 @@ class StatData:
     cells: np.ndarray
     values: np.ndarray
     n_cells: int
+    rows: np.ndarray | None = None  # a regression's or PCA's rows: n × its columns (NaN kept)
 
     def __post_init__(self) -> None:
         if self.cells.shape != self.values.shape or self.cells.ndim != 1:
             raise InternalError("cells and values must be 1-d arrays of the same length")
+        if self.rows is not None and self.rows.shape[0] != self.values.size:
+            raise InternalError("a statistic's rows and values must have the same length")
         if self.n_cells < 1 or (self.cells.size and int(self.cells.max()) >= self.n_cells):
             raise InternalError("a cell index lies outside the statistic's cells")
 

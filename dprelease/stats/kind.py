@@ -89,6 +89,13 @@ class StatisticKind(ABC, Generic[M]):
     def curve_moe(self, error: dict[str, Any]) -> float:
         """The one number the Budget page's error curve draws."""
 
+    def table(
+        self, mech: M, values: np.ndarray, confidence: float
+    ) -> tuple[list[str], list[list[Any]]] | None:
+        """A statistic released as its own table (a regression's coefficients, a PCA's
+        components): (header, rows) from the drawn values; None: one value per cell."""
+        return None
+
     def csv_labels(self, spec: StatSpec) -> tuple[str, ...] | None:
         """Labels of a `quantile` column when a cell has several values, else None."""
         return None

@@ -17,13 +17,14 @@ from dprelease.stats.aggregate_mean import AGGREGATE_MEAN
 from dprelease.stats.discovery import DISCOVERY, DiscoveredDomain, DiscoveryMechanism
 from dprelease.stats.kind import StatisticKind
 from dprelease.stats.means import MEAN
+from dprelease.stats.models import LINEAR, LOGISTIC, PCA
 from dprelease.stats.quantile import QUANTILE
 from dprelease.stats.smooth_quantile import SMOOTH_QUANTILE
 from dprelease.stats.sums import SUM
 
 STATISTICS: dict[tuple[str, str], StatisticKind[Any]] = {
     (kind.kind, kind.method): kind
-    for kind in (QUANTILE, SMOOTH_QUANTILE, SUM, MEAN, AGGREGATE_MEAN)
+    for kind in (QUANTILE, SMOOTH_QUANTILE, SUM, MEAN, AGGREGATE_MEAN, LINEAR, LOGISTIC, PCA)
 }
 """(kind, method) → the statistic's object; the plan's `METHODS` name exactly these."""
 
@@ -50,7 +51,9 @@ def kind_of(spec: StatSpec) -> StatisticKind[Any]:
 
 def kind_of_entry(entry: dict[str, Any]) -> StatisticKind[Any]:
     """The object of a statistic's `plan --json` / metadata entry (its kind and `stat`)."""
-    method = entry["stat"].get("method") or METHODS[entry["kind"]][0]
+    stat = entry["stat"]
+    family = stat["regression"].get("family") if "regression" in stat else None  # issue 28.4
+    method = stat.get("method") or family or METHODS[entry["kind"]][0]
     found = STATISTICS.get((entry["kind"], method))
     if found is None:
         raise InternalError(f"no statistic {quote(entry['kind'])} by {quote(method)}")

@@ -18,9 +18,10 @@ import pyarrow as pa
 from dprelease.data.columns import MissingColumnsError, dictionary_parts, float_values
 from dprelease.data.count import _unit_cap, encode_columns
 from dprelease.data.read import SizeLimits, read_data
-from dprelease.data.report import DataReport, statistic_report
+from dprelease.data.report import DataReport, StatisticReport, model_report, statistic_report
 from dprelease.errors import DataError, quote
 from dprelease.plan.model import Plan
+from dprelease.plan.stat_spec import stat_columns
 from dprelease.plan.statistic import StatisticTable
 from dprelease.stats.data import StatData
 
@@ -29,7 +30,7 @@ def needed_columns(plan: Plan) -> list[str]:
     """Columns read for the statistics and discoveries, in a stable order."""
     names: list[str] = []
     for statistic in plan.statistics:
-        names += [*statistic.by, statistic.stat.column]
+        names += [*statistic.by, *stat_columns(statistic.stat)]
     names += [d.column for d in plan.discoveries]
     if plan.unit.kind == "id" and plan.unit.column:
         names.append(plan.unit.column)
@@ -63,6 +64,13 @@ class StatSource:
         """Each kept row's flat cell over the statistic's by-columns and its value."""
         column = statistic.stat.column
         values = self._kept(float_values(self.table.column(column), column))
+        names = stat_columns(statistic.stat)
+        if len(names) > 1:  # a regression or PCA: every column, one row per kept row
+            rows = np.column_stack(
+                [self._kept(float_values(self.table.column(c), c)) for c in names]
+            )
+            cells = np.zeros(rows.shape[0], dtype=np.int64)
+            return StatData(cells, values, 1, rows=rows)
         shape = tuple(plan.schema[name].size for name in statistic.by)
         codes, _ = encode_columns(self.table, plan.schema, statistic.by, keep=self.keep)
         cells = np.zeros(values.size, dtype=np.int64)
@@ -84,7 +92,9 @@ class StatSource:
             self.table, plan.schema, list(dict.fromkeys(names)), keep=self.keep
         )
         statistics = tuple(
-            statistic_report(
+            self._model_report(s)
+            if len(stat_columns(s.stat)) > 1
+            else statistic_report(
                 s, self._kept(float_values(self.table.column(s.stat.column), s.stat.column))
             )
             for s in plan.statistics
@@ -92,6 +102,12 @@ class StatSource:
         rows = self.table.num_rows
         kept = rows if self.keep is None else int(np.count_nonzero(self.keep))
         return DataReport(rows, rows - kept, tuple(columns), statistics)
+
+    def _model_report(self, statistic: StatisticTable) -> StatisticReport:
+        """CONFIDENTIAL: a regression's or PCA's rows left out or clamped (`model_report`)."""
+        names = stat_columns(statistic.stat)
+        rows = np.column_stack([self._kept(float_values(self.table.column(c), c)) for c in names])
+        return model_report(statistic, rows)
 
 
 def read_stat_source(
@@ -109,7 +125,7 @@ def read_stat_source(
             "Parquet or Excel file, not a folder or a URI."
         )
     limits = limits or SizeLimits()
-    numeric = list(dict.fromkeys(s.stat.column for s in plan.statistics))
+    numeric = list(dict.fromkeys(c for s in plan.statistics for c in stat_columns(s.stat)))
     try:
         table = read_data(
             location,

@@ -23,6 +23,11 @@ STATISTIC_MODULES = {
     "stats.means",
     "stats.aggregate_mean",
     "stats.discovery",
+    "stats.models",  # regression and PCA (issue 28.4), and the modules they are made of:
+    "stats.moments",
+    "stats.regression",
+    "stats.logistic",
+    "stats.pca",
 }
 """The statistics themselves (the sparse vector is no plan statistic: release/suggest's)."""
 
@@ -60,6 +65,22 @@ SPECS = {
         "groups": 20,
     },
 }
+MODELS = {  # one table over all rows, read from every column (issue 28.4)
+    ("regression", "linear"): {
+        "regression": {"y": "y", "x": ["x"]},
+        "bounds": {"x": [0, 100], "y": [0, 1]},
+    },
+    ("regression", "logistic"): {
+        "regression": {"y": "y", "x": ["x"], "family": "logistic"},
+        "bounds": {"x": [0, 100]},
+    },
+    ("pca", "noisy_covariance"): {
+        "pca": ["x", "y"],
+        "k": 1,
+        "bounds": {"x": [0, 100], "y": [0, 1]},
+    },
+}
+SPECS.update(MODELS)
 SHARES = [
     Share("pure", epsilon=1.0),
     Share("approx", epsilon=1.0, delta=1e-8),
@@ -91,12 +112,15 @@ def test_every_statistic_keeps_within_its_share_and_answers(key, share) -> None:
     assert set(statistic.sensitivity(mech)) == {"l1", "l2"}
     rng = np.random.default_rng(3)
     values = rng.uniform(0, 100, 500)
-    data = StatData(np.repeat([0, 1], 250), values, 2)
+    data, cells = StatData(np.repeat([0, 1], 250), values, 2), 2
+    if key in MODELS:
+        rows = np.column_stack([values, rng.integers(0, 2, 500)]).astype(float)
+        data, cells = StatData(np.zeros(500, dtype=np.int64), rows[:, 1], 1, rows=rows), 1
     released = statistic.draw(data, mech, PreviewNoise(rng))
-    assert released.shape[0] == 2 and np.all(np.isfinite(released))
+    assert released.shape[0] == cells and np.all(np.isfinite(released))
     secure = statistic.draw(data, mech, SECURE)
     assert secure.shape == released.shape
-    assert len(statistic.preview_error(data, mech, 0.05, rng)) == 2
+    assert len(statistic.preview_error(data, mech, 0.05, rng)) == cells
     assert statistic.error_text(error, "95%")
 
 
