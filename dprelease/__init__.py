@@ -64,7 +64,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     budget          Share (a budget in the accountant's unit), StatContext (who neighbours are)
     kind, registry  one StatisticKind object per kind and method (calibrate, draw, errors,
                     texts); the registry is the only importer of the statistic modules
-    quantile, sums, means, discovery   the statistics themselves
+    quantile, sums, means, discovery   the statistics themselves; smooth_quantile (a
+                    quantile by smooth sensitivity) and aggregate_mean (a mean by sample and
+                    aggregate) need no clamping bounds (issue 28.1)
     noise, ranks    the noise a draw is handed (secure from release/, or PREVIEW numpy)
     entry           a statistic's calibrated budget, its plan --json entry, its errors
     allocation      statistics' and discoveries' shares off the total first, composed with the
