@@ -3,11 +3,12 @@
 At the same budget (pure ε), for a median and a mean of incomes:
 
 - median: the exponential-mechanism quantile over a grid within bounds (a typical guess
-  [0, 200,000], and a wide [0, 10,000,000]); the smooth-sensitivity median (Cauchy noise,
-  pure ε; and Laplace noise at (ε, δ = 1e-6), the approx accountant's);
+  [0, 200,000], and a wide [0, 10,000,000] every 1,000); the smooth-sensitivity median
+  without bounds (Cauchy noise, pure ε; Laplace noise at (ε, δ = 1e-6), the approx
+  accountant's) and with the wide public range [0, 10,000,000];
 - mean: the clamped mean (noisy clamped sum / noisy count) with bounds [0, 200,000] and
-  [0, 1,000,000]; sample and aggregate (K groups, the exponential median of the group means
-  over [0, 10,000,000] every 1,000).
+  [0, 1,000,000]; sample and aggregate (K = 200, the default, and 1,000 groups; the
+  exponential median of the group means over [0, 10,000,000] every 1,000).
 
 Data: lognormal incomes (median ≈ 36,000, mean ≈ 60,000, 5% above 150,000), n rows in one
 cell, and the test suite's ACS-like income column (tests/helpers/income_data.py: 3,000 rows,
@@ -56,10 +57,11 @@ def methods() -> list[tuple[str, str, dict[str, Any], str]]:
         ),
         ("median", "smooth sens., Cauchy", ss, "pure"),
         ("median", "smooth sens., Laplace δ=1e-6", ss, "approx"),
+        ("median", "smooth, Laplace, [0, 10M]", {**ss, "bounds": [0, 10_000_000]}, "approx"),
         ("mean", "clamped [0, 200k]", {"mean": "x", "bounds": [0, 200_000]}, "pure"),
         ("mean", "clamped [0, 1M]", {"mean": "x", "bounds": [0, 1_000_000]}, "pure"),
-        ("mean", "sample & aggregate K=1000", {**saa, "resolution": 1000}, "pure"),
-        ("mean", "sample & aggregate K=200", {**saa, "resolution": 1000, "groups": 200}, "pure"),
+        ("mean", "sample & aggregate K=200", {**saa, "resolution": 1000}, "pure"),
+        ("mean", "sample & aggregate K=1000", {**saa, "resolution": 1000, "groups": 1000}, "pure"),
     ]
 
 
