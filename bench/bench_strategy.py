@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from dprelease.accounting.auto import choose_accountant
 from dprelease.accounting.mechanisms.discrete_laplace import discrete_laplace_variance
 from dprelease.plan.parse import load_plan
 from dprelease.plan.table_spec import sensitivity
 from dprelease.strategy import select as select_module
-from dprelease.strategy.accountant import choose_accountant
 from dprelease.strategy.select import WorkloadTable, select_strategy
 
 PLAN = Path(__file__).resolve().parent.parent / "data" / "census_sample.plan.yaml"

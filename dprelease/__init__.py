@@ -20,15 +20,30 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their
                     checks
     statistic_edit  dashboard edits: add a statistic, discover a column's domain
+    subtables       which tables determine which sub-tables (hierarchy included); cell maps
+- strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
+                  least-squares error, budget optimisation, select_strategy (handed the
+                  accountant: what the strategy needs of one is its StrategyAccountant
+                  protocol), top-down whole tables, listed (exact error of consistency over
+                  listed tables), cost (the error model's size and a search's work, from the
+                  tables alone). Below accounting/, which asks it for `strategy: auto` and
+                  `accounting: auto` and never the reverse
 - accounting/     privacy accounting; no data needed
     bisection       the one monotone search every inverse and conversion uses
     precise         high-precision bounds behind the exact checks
     composition     Guarantee; basic, advanced, KOV composition; zCDP ↔ (ε, δ)
     mechanisms/     one module per mechanism (discrete_laplace, gaussian, discrete_gaussian),
                     base (what a mechanism provides), registry (MECHANISMS, Noise)
+    accountants/    one module per accountant (pure, zcdp, approx, advanced): its name, labels,
+                    unit, δ, mechanism, budget value (Target), split, composition and what the
+                    strategy needs; base (what an accountant provides), registry (ACCOUNTANTS,
+                    `auto`'s forced choice, the plan's accounting rules)
     splitting       numerical solvers for optimal budget splits
     shares          each table's share in the accountant's unit; fit_exactly (exact sums)
     allocation      allocate(plan): each table's budget and noise, the composed total
+    auto            `accounting: auto`: choose_accountant, the least expected error
+    strategy_allocation  the allocation under `strategy: auto` (the strategy's measurements)
+    counted         what a release counts: the tables and the unions the strategy measures
     dgauss_pld      approx's discrete Gaussians: (ε, δ) certified by their PLD (dp-accounting),
                     the least common noise factor; approx_noise applies it to strategies
     cost            what a PLD certificate lays out, from the σ's alone (zCDP beyond the limit)
@@ -49,7 +64,6 @@ inward: each line imports only from lines above it or from its own subpackage.
                     source (where the data are), grouped (one GROUPING SETS query), result,
                     java (Java 17+ for spark, checked before Spark starts)
 - postprocess/    after the noise, no privacy cost
-    subtables       which tables determine which sub-tables (hierarchy included); cell maps
     consistency     weighted least squares under the shared-sum constraints; bounds by active set
     rounding        controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
     pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
@@ -92,12 +106,6 @@ inward: each line imports only from lines above it or from its own subpackage.
     background      work on another thread while a small data file is read (the allocation)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)
-- strategy/       measurement strategy (no data): the plan's domain and marginals, the exact
-                  least-squares error, budget optimisation, select_strategy, choose_accountant,
-                  top-down whole tables, listed (exact error of consistency over listed tables),
-                  cost (the error model's size and a search's work, from the tables alone).
-                  A concern of its own: it plans what to measure, between accounting/ (which it
-                  uses, and whose strategy_allocation calls it) and the release
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
                   one area's integer program); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation

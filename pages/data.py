@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import streamlit as st
 
+from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.data.coverage import domain_coverage
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
@@ -125,7 +126,9 @@ if plan_file is not None and ws.memo.plan_id != plan_file.file_id:
     try:
         text = plan_file.getvalue().decode("utf-8-sig")
         fmt = plan_format(Path(plan_file.name))
-        loaded = plan_to_dict(loads_plan(text, fmt, max_cells=MAX_CELLS))
+        parsed = loads_plan(text, fmt, max_cells=MAX_CELLS)
+        check_accounting(parsed)  # the accountant and what it rules, as the CLI refuses them
+        loaded = plan_to_dict(parsed)
     except UnicodeDecodeError:
         st.error("The plan file is not UTF-8 text; save it as UTF-8. Your plan is unchanged.")
     except DPReleaseError as error:

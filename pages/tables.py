@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from dprelease.accounting.accountants.registry import lock_unit as unit_of_locks
 from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import add_every_k_way, add_table
 from dprelease.plan.model import Budget, default_of
@@ -97,7 +98,7 @@ if not tables:
 
 _, problem = current_plan(ws)
 accounting = ws.plan.get("budget", {}).get("accounting", default_of(Budget, "accounting"))
-lock_unit = "rho" if accounting == "zcdp" else "epsilon"
+lock_unit = unit_of_locks(accounting)
 cells = table_cells(ws.plan)  # None: a column the plan does not declare
 frame = pd.DataFrame(
     [

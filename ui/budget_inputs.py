@@ -9,6 +9,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from dprelease.accounting.accountants.registry import labels, takes_delta, takes_rho
 from dprelease.errors import PlanError
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.edit import set_budget
@@ -18,13 +19,6 @@ from ui.markdown import md
 from ui.state import Workspace
 from ui.synced import synced
 
-ACCOUNTINGS = {
-    "auto": "auto: the accountant with the least expected error",
-    "zcdp": "zCDP (Gaussian noise; tightest for many tables)",
-    "pure": "pure ε-DP (Laplace noise, δ = 0)",
-    "approx": "approximate (ε, δ) (Gaussian noise, composed exactly)",
-    "advanced": "advanced composition (Laplace noise, (ε, δ))",
-}
 ALLOCATIONS = {
     "equal": "equal: every table the same share",
     "weighted": "weighted: shares follow table weights",
@@ -64,18 +58,18 @@ def budget_inputs(ws: Workspace) -> None:
     def on_accounting() -> None:
         chosen = st.session_state["accounting"]
         changes: dict[str, object] = {"accounting": chosen}
-        if chosen not in ("zcdp", "auto") and rho is not None:  # ρ is zCDP's: carry on in ε
+        if not takes_rho(chosen) and rho is not None:  # ρ is zCDP's: carry on in ε
             changes.update(rho=None, epsilon=epsilon or 1.0)
-        if chosen != "pure" and budget.get("delta") is None:
+        if takes_delta(chosen) and budget.get("delta") is None:
             changes["delta"] = 1e-10
         _set(ws, **changes)
 
     top = st.columns(4)
     top[0].selectbox(
         "Accounting",
-        list(ACCOUNTINGS),
-        index=list(ACCOUNTINGS).index(accounting),
-        format_func=ACCOUNTINGS.__getitem__,
+        list(labels()),
+        index=list(labels()).index(accounting),
+        format_func=labels().__getitem__,
         key="accounting",
         on_change=on_accounting,
         help="How the tables' costs add up to the total guarantee.",
@@ -111,7 +105,7 @@ def budget_inputs(ws: Workspace) -> None:
         on_change=lambda: _set(ws, confidence=st.session_state["confidence"]),
     )
 
-    use_rho = accounting in ("zcdp", "auto") and st.toggle(  # ρ under auto means zcdp
+    use_rho = takes_rho(accounting) and st.toggle(  # ρ under auto means zcdp
         "Give the zCDP budget as ρ instead of ε",
         value=rho is not None,
         key="use_rho",
@@ -165,7 +159,7 @@ def budget_inputs(ws: Workspace) -> None:
             format_func=lambda v: f"{v:g}",
         )
         row[1].text_input("ε (exact)", key="epsilon_box", on_change=on_box)
-    if accounting != "pure":
+    if takes_delta(accounting):
 
         def on_delta() -> None:
             value = _number(st.session_state["delta_box"])

@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
+from dprelease.accounting.counted import union_tables
 from dprelease.plan.edit import update_table
 from dprelease.plan.model import Plan
-from dprelease.strategy.counted import union_tables
 from ui.state import Workspace
 
 
@@ -92,7 +92,7 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
         },
         width="stretch",
     )
-    unit = "rho" if allocation.accounting == "zcdp" else "epsilon"
+    unit = allocation.accountant.unit
     for table, was, now in zip(allocation.tables, frame["locked"], edited["locked"], strict=True):
         if bool(was) != bool(now):
             value = getattr(table, unit) if now else None

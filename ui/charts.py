@@ -25,8 +25,8 @@ PLOT_PX = 300  # the plot's own height in a chart of columns, whatever its label
 def budget_split(allocation: Allocation) -> go.Figure:
     """Each measurement's share of the budget (ε, or ρ under zCDP; under approx with
     strategy auto, Δ₂²/σ², its part of the one Gaussian mechanism)."""
-    zcdp = allocation.accounting == "zcdp"
-    gaussian_set = allocation.accounting == "approx" and allocation.derived
+    zcdp = allocation.accountant.in_rho
+    gaussian_set = allocation.accountant.priced_as_set and allocation.derived
     unit = "ρ" if zcdp else "Δ₂²/σ²" if gaussian_set else "ε"
     measured = allocation.measurements
     if gaussian_set:

@@ -1,5 +1,7 @@
 """Privacy accounting, no data needed: composition and conversions, the noise mechanisms
-(`mechanisms/`, one object each in a registry), budget splitting and allocation, tradeoffs.
+(`mechanisms/`, one object each in a registry), the accountants (`accountants/`, likewise:
+pure, zcdp, approx, advanced; `auto` chooses among them), budget splitting and allocation,
+tradeoffs.
 
 Public names are re-exported lazily (imported on first use); library code imports them from
 their module.

@@ -14,14 +14,16 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dprelease.accounting.accountants.base import Accountant
+from dprelease.accounting.accountants.registry import accountant
 from dprelease.accounting.composition import Guarantee
 from dprelease.accounting.mechanisms import DISCRETE_LAPLACE, GAUSSIAN, Noise
-from dprelease.plan.model import ConcreteAccounting, StrategyKind
+from dprelease.plan.model import StrategyKind
 from dprelease.plan.table_spec import Sensitivity, TableSpec
 
 if TYPE_CHECKING:
+    from dprelease.accounting.auto import AccountantChoice
     from dprelease.stats.entry import DiscoveryBudget, StatisticBudget
-    from dprelease.strategy.accountant import AccountantChoice
 
 
 def equivalent_noise(mechanism: str, variance: float) -> Noise:
@@ -121,7 +123,7 @@ class Allocation:
     listed (then `measurements` are the tables themselves).
     """
 
-    accounting: ConcreteAccounting
+    accounting: str  # the accountant's name (contract v1: the JSON's "accounting")
     allocation: str
     confidence: float
     total: Guarantee
@@ -140,6 +142,11 @@ class Allocation:
 
     def measurement(self, name: str) -> TableBudget:
         return next(m for m in self.measurements if m.name == name)
+
+    @property
+    def accountant(self) -> Accountant:
+        """The accountant the allocation used (`auto` settled)."""
+        return accountant(self.accounting)
 
     @property
     def derived(self) -> bool:

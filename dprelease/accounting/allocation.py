@@ -13,62 +13,38 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from dprelease.accounting.accountants.base import Accountant, Target
+from dprelease.accounting.accountants.registry import accountant as accountant_named
+from dprelease.accounting.accountants.registry import check_plan as check_accounting
+from dprelease.accounting.accountants.registry import (
+    chosen,
+    first,
+    forced,
+    is_auto,
+    settled,
+    strategy_accountants,
+)
 from dprelease.accounting.allocated import Allocation, TableBudget, priced
-from dprelease.accounting.composition import (
-    Guarantee,
-    advanced_or_basic,
-    basic_composition,
-    check_within,
-    exact_sum,
-    reported_total,
-    zcdp_guarantee,
-)
-from dprelease.accounting.mechanisms import (
-    DISCRETE_GAUSSIAN,
-    DISCRETE_LAPLACE,
-    Mechanism,
-    Noise,
-    discrete_gaussian_rho,
-    discrete_gaussian_sigma,
-    laplace_epsilon,
-    laplace_scale,
-)
+from dprelease.accounting.composition import Guarantee, reported_total
+from dprelease.accounting.mechanisms import Noise
 from dprelease.accounting.shares import (
     additive_shares,
-    additive_total,
     advanced_shares,
     delta_shares,
     fixed_shares,
 )
-from dprelease.accounting.targets import (
-    AdvancedTarget,
-    ApproxTarget,
-    Target,
-    ZcdpTarget,
-    forced_accounting,
-    settled,
-    target_of,
-)
-from dprelease.errors import BudgetError, InternalError, PlanError
-from dprelease.plan.model import ConcreteAccounting, Plan
+from dprelease.errors import BudgetError, PlanError
+from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 
 if TYPE_CHECKING:
-    from dprelease.strategy.accountant import AccountantChoice
+    from dprelease.accounting.auto import AccountantChoice
 
 __all__ = ["Allocation", "TableBudget", "allocate", "delta_advice", "resolve_accounting"]
 
-MECHANISM_OF: dict[str, Mechanism] = {
-    "pure": DISCRETE_LAPLACE,
-    "advanced": DISCRETE_LAPLACE,
-    "approx": DISCRETE_GAUSSIAN,  # integer noise; the set certified by its PLD (dgauss_pld)
-    "zcdp": DISCRETE_GAUSSIAN,
-}
 WEAK_EPSILON = 5.0
-STRATEGY_ACCOUNTANTS = ("pure", "zcdp", "approx")
 
 
 # --- the accountants ---------------------------------------------------------------------
@@ -76,25 +52,18 @@ STRATEGY_ACCOUNTANTS = ("pure", "zcdp", "approx")
 
 def _required(target: Target, fixed: dict[int, float], deltas: Sequence[float]) -> Guarantee:
     """The composed guarantee of the fixed shares alone (what the targets need)."""
-    values = list(fixed.values())
-    if isinstance(target, ZcdpTarget):
-        return zcdp_guarantee(values, target.delta)
-    if isinstance(target, AdvancedTarget):
-        return advanced_or_basic(values, target.delta)
-    if isinstance(target, ApproxTarget):
-        return basic_composition(values, [deltas[i] for i in fixed])
-    return basic_composition(values)
+    return target.accountant.required(target, list(fixed.values()), [deltas[i] for i in fixed])
 
 
 def _check_targets_fit(plan: Plan, target: Target, required: Guarantee) -> None:
-    if isinstance(target, ZcdpTarget) and plan.budget.rho is not None:
-        if required.rho is not None and required.rho > target.rho:
+    if target.accountant.in_rho and plan.budget.rho is not None:
+        if required.rho is not None and required.rho > target.amount:
             raise BudgetError(
                 f"Budget too small for the targets: they need rho ≥ {required.rho:.6g} but the "
-                f"plan gives {target.rho:g}; raise budget.rho or loosen the targets."
+                f"plan gives {target.amount:g}; raise budget.rho or loosen the targets."
             )
         return
-    epsilon = target.epsilon if not isinstance(target, ZcdpTarget) else plan.budget.epsilon
+    epsilon = target.epsilon  # under zcdp the plan's ε, when ρ was derived from it
     if epsilon is not None and required.epsilon is not None and required.epsilon > epsilon:
         at = f" at delta {plan.budget.delta:g}" if plan.budget.delta is not None else ""
         raise BudgetError(
@@ -107,50 +76,19 @@ def _check_targets_fit(plan: Plan, target: Target, required: Guarantee) -> None:
 
 
 def _table_budget(
-    plan: Plan, spec: TableSpec, sens: Sensitivity, share: float, delta_share: float
+    plan: Plan, accountant: Accountant, spec: TableSpec, sens: Sensitivity, share: float
 ) -> TableBudget:
     """The noise a share buys, and what it costs after rounding the scale up."""
-    accounting = plan.budget.accounting
-    mechanism = MECHANISM_OF[accounting].name
-    epsilon = delta = rho = None
-    if accounting == "zcdp":
-        noise = Noise(mechanism, discrete_gaussian_sigma(share, sens.l2_squared))
-        rho = share
-        check_within(discrete_gaussian_rho(noise.scale, sens.l2_squared), Fraction(share), "rho")
-    elif accounting == "approx":  # the set is priced at once (`_gaussian_listed`)
-        raise InternalError("approx tables are priced by gaussian_set, not one by one")
-    else:
-        noise = Noise(mechanism, laplace_scale(share, sens.l1))
-        epsilon = share
-        check_within(laplace_epsilon(noise.scale, sens.l1), Fraction(share), "epsilon")
     alpha = 1 - plan.budget.confidence
     return priced(
         spec,
         spec.cells(plan.schema),
         sens,
-        noise,
+        accountant.table_noise(share, sens),
         alpha,
-        budget=(epsilon, delta, rho),
+        budget=accountant.fields(share),
         measured_as=spec.name,
     )
-
-
-def _compose(target: Target, shares: Sequence[float], deltas: Sequence[float]) -> Guarantee:
-    """The guarantee of the whole release, checked against the plan's target."""
-    if isinstance(target, ZcdpTarget):
-        check_within(exact_sum(shares), Fraction(target.rho), "rho")
-        guarantee = zcdp_guarantee(shares, target.delta, target.cks_order)
-        if target.epsilon is not None:
-            check_within(Fraction(guarantee.epsilon), Fraction(target.epsilon), "epsilon")
-        return guarantee
-    if isinstance(target, AdvancedTarget):
-        guarantee = advanced_or_basic(shares, target.delta)
-    elif isinstance(target, ApproxTarget):
-        guarantee = basic_composition(shares, deltas)
-    else:
-        guarantee = Guarantee(epsilon=basic_composition(shares).epsilon, delta=None)
-    check_within(Fraction(guarantee.epsilon), Fraction(target.epsilon), "epsilon")
-    return guarantee
 
 
 def _advice(plan: Plan) -> list[str]:
@@ -159,8 +97,11 @@ def _advice(plan: Plan) -> list[str]:
         notes.append("Accuracy targets are used only with allocation: targets; they are ignored.")
     if plan.budget.allocation == "equal" and any(s.weight != 1 for s in plan.tables):
         notes.append("Table weights are ignored under allocation: equal.")
-    if plan.budget.accounting == "pure" and plan.budget.delta is not None:
-        notes.append("budget.delta is ignored under pure accounting (the guarantee has δ = 0).")
+    fixed = chosen(plan.budget)
+    if fixed is not None and not fixed.needs_delta and plan.budget.delta is not None:
+        notes.append(
+            f"budget.delta is ignored under {fixed.name} accounting (the guarantee has δ = 0)."
+        )
     return notes
 
 
@@ -187,15 +128,15 @@ def delta_advice(delta: float | None, rows: int) -> tuple[str, ...]:
     )
 
 
-def _bound_notes(plan: Plan, accounting: str, choice: AccountantChoice | None) -> list[str]:
+def _bound_notes(plan: Plan, accountant: Accountant, choice: AccountantChoice | None) -> list[str]:
     """What the resource bound (issue 25) changed: the candidates searched, the accountant."""
-    if plan.budget.strategy != "auto" or accounting not in STRATEGY_ACCOUNTANTS:
+    if plan.budget.strategy != "auto" or not accountant.chooses_strategy:
         return []
     from dprelease.accounting.strategy_allocation import workload_of
     from dprelease.strategy.select import bound_note
 
     notes = []
-    if plan.budget.accounting == "auto" and choice is None and forced_accounting(plan) is None:
+    if is_auto(plan.budget.accounting) and choice is None and forced(plan) is None:
         notes.append(LISTED_CHOICE_NOTE)
     note = bound_note(plan.schema, workload_of(plan))
     if note is not None:
@@ -203,7 +144,7 @@ def _bound_notes(plan: Plan, accounting: str, choice: AccountantChoice | None) -
     return notes
 
 
-def _strategy_blocker(plan: Plan, accounting: str) -> str | None:
+def _strategy_blocker(plan: Plan, accountant: Accountant) -> str | None:
     """Why `strategy: auto` cannot choose the measurements here (None: it can)."""
     if plan.budget.strategy != "auto":
         return None  # the user asked for the tables as listed: no advice needed
@@ -211,24 +152,22 @@ def _strategy_blocker(plan: Plan, accounting: str) -> str | None:
         return f"allocation: {plan.budget.allocation}"
     if any(s.locked for s in plan.tables):
         return "locked tables"
-    if accounting not in STRATEGY_ACCOUNTANTS:
-        return f"{accounting} accounting"
+    if not accountant.chooses_strategy:
+        return f"{accountant.name} accounting"
     return None
 
 
-def resolve_accounting(
-    plan: Plan, sens: Sensitivity
-) -> tuple[ConcreteAccounting, AccountantChoice | None]:
+def resolve_accounting(plan: Plan, sens: Sensitivity) -> tuple[Accountant, AccountantChoice | None]:
     """The accountant to use: the plan's, or under `auto` the one with the least error."""
-    forced = forced_accounting(plan)
-    if forced is not None:
-        return forced, None
+    only = forced(plan)
+    if only is not None:
+        return only, None
     epsilon, delta = plan.budget.epsilon, plan.budget.delta
-    if epsilon is None or delta is None:  # forced_accounting covers these; for the type checker
+    if epsilon is None or delta is None:  # `forced` covers these; for the type checker
         raise BudgetError("accounting: auto needs budget.epsilon and budget.delta.")
     # the strategy's optimiser needs scipy: imported only when a choice is to be made
+    from dprelease.accounting.auto import choose_accountant
     from dprelease.accounting.strategy_allocation import workload_of
-    from dprelease.strategy.accountant import choose_accountant
 
     kind = plan.budget.strategy if plan.budget.allocation == "optimal" else "workload"
     if any(s.locked for s in plan.tables):
@@ -241,7 +180,7 @@ def resolve_accounting(
     except StrategyTooLarge:  # the error model is beyond the bound: compare as listed
         return _listed_winner(plan, sens), None
     choice = certified_choice(choice, sens)
-    return choice.winner, choice
+    return accountant_named(choice.winner), choice
 
 
 LISTED_CHOICE_NOTE = (
@@ -250,11 +189,11 @@ LISTED_CHOICE_NOTE = (
 )
 
 
-def _listed_winner(plan: Plan, sens: Sensitivity) -> ConcreteAccounting:
+def _listed_winner(plan: Plan, sens: Sensitivity) -> Accountant:
     """The accountant whose tables, measured as listed, have the least weighted per-cell
-    variance (Σ weight × variance): no error model, only the listed allocations. approx is
-    certified (a PLD, and dp_accounting's import) only if its uncertified variances, a lower
-    bound, could win."""
+    variance (Σ weight × variance): no error model, only the listed allocations. A set priced
+    at once (approx: a PLD, and dp_accounting's import) is priced only if its uncertified
+    variances, a lower bound, could win."""
     from dprelease.accounting.gaussian_set import continuous_variances
 
     listed = replace(plan, budget=replace(plan.budget, strategy="workload"))
@@ -262,22 +201,22 @@ def _listed_winner(plan: Plan, sens: Sensitivity) -> ConcreteAccounting:
     def error(variances: Sequence[float]) -> float:
         return math.fsum(s.weight * v for s, v in zip(plan.tables, variances, strict=True))
 
-    def resolved(accounting: ConcreteAccounting) -> tuple[Plan, Target]:
-        settled_plan = replace(listed, budget=replace(listed.budget, accounting=accounting))
-        return settled_plan, target_of(settled_plan.budget, accounting)
+    def settled_plan(accountant: Accountant) -> Plan:
+        return replace(listed, budget=replace(listed.budget, accounting=accountant.name))
 
-    errors: dict[ConcreteAccounting, float] = {}
-    for accounting in ("pure", "zcdp"):
-        settled_plan, target = resolved(accounting)
-        tables = _listed_allocation(settled_plan, sens, target, None, []).tables
-        errors[accounting] = error([t.noise.variance for t in tables])
-    approx_plan, approx_target = resolved("approx")
-    if not isinstance(approx_target, ApproxTarget):
-        raise InternalError("approx without its target")
-    bound = continuous_variances(approx_plan, sens, approx_target)
-    if bound is None or error(bound) < min(errors.values()):
-        tables = _listed_allocation(approx_plan, sens, approx_target, None, []).tables
-        errors["approx"] = error([t.noise.variance for t in tables])
+    def priced_error(accountant: Accountant) -> float:
+        resolved = settled_plan(accountant)
+        target = accountant.target(resolved.budget)
+        tables = _listed_allocation(resolved, sens, target, None, []).tables
+        return error([t.noise.variance for t in tables])
+
+    candidates = strategy_accountants(plan.budget.delta)
+    errors = {a: priced_error(a) for a in candidates if not a.priced_as_set}
+    for accountant in (a for a in candidates if a.priced_as_set):
+        resolved = settled_plan(accountant)
+        bound = continuous_variances(resolved, sens, accountant.target(resolved.budget))
+        if bound is None or not errors or error(bound) < min(errors.values()):
+            errors[accountant] = priced_error(accountant)
     return min(errors, key=lambda a: errors[a])
 
 
@@ -290,17 +229,17 @@ def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
     pure."""
     if plan.discoveries:
         plan = replace(plan, budget=replace(plan.budget, strategy="workload"))
-    if plan.budget.accounting != "auto":
+    if not is_auto(plan.budget.accounting):
         return plan
-    accounting = forced_accounting(plan)
-    if accounting is None:
-        if plan.discoveries:
-            accounting = "zcdp"
+    accountant = forced(plan)
+    if accountant is None:
+        if plan.discoveries:  # (ε, δ)-DP: an accountant in ρ composes it with the counts
+            accountant = first(lambda a: a.in_rho, "in ρ")
         elif plan.tables:
-            accounting = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
+            accountant = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
         else:
-            accounting = "pure"
-    return replace(plan, budget=replace(plan.budget, accounting=accounting))
+            accountant = first(lambda a: not a.needs_delta, "without δ")
+    return replace(plan, budget=replace(plan.budget, accounting=accountant.name))
 
 
 def allocate(plan: Plan) -> Allocation:
@@ -310,6 +249,7 @@ def allocate(plan: Plan) -> Allocation:
     chosen for the published tables (`strategy_allocation`); otherwise every table is measured
     as listed and the allocation method splits the budget among them. The total is reported
     as `reported_total` says (a budget used in full is the plan's target, not a float below)."""
+    check_accounting(plan)
     allocation = _allocate(plan)
     budget = plan.budget
     total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
@@ -322,11 +262,11 @@ def _allocate(plan: Plan) -> Allocation:
         from dprelease.stats.allocation import allocate_with_statistics
 
         return allocate_with_statistics(_statistics_accounting(plan, sens), allocate)
-    accounting, choice = resolve_accounting(plan, sens)
-    resolved = replace(plan, budget=replace(plan.budget, accounting=accounting))
-    target = target_of(resolved.budget, accounting)
-    blocker = _strategy_blocker(resolved, accounting)
-    notes = _advice(plan) + _bound_notes(plan, accounting, choice)
+    accountant, choice = resolve_accounting(plan, sens)
+    resolved = replace(plan, budget=replace(plan.budget, accounting=accountant.name))
+    target = accountant.target(resolved.budget)
+    blocker = _strategy_blocker(resolved, accountant)
+    notes = _advice(plan) + _bound_notes(plan, accountant, choice)
     if plan.budget.strategy == "auto" and blocker is None:
         from dprelease.accounting.strategy_allocation import strategy_allocation
 
@@ -344,7 +284,7 @@ def _allocate(plan: Plan) -> Allocation:
 def _gaussian_listed(
     plan: Plan,
     sens: Sensitivity,
-    target: ApproxTarget,
+    target: Target,
     choice: AccountantChoice | None,
     notes: list[str],
 ) -> Allocation:
@@ -358,23 +298,25 @@ def _gaussian_listed(
             "mechanism at budget.delta (lock epsilon, with or without delta, instead)."
         )
     found = gaussian_set(plan, sens, target)
+    delta = target.epsilon_delta()[1]
+    mechanism = target.accountant.mechanism
     alpha = 1 - plan.budget.confidence
     tables = []
     for spec, sigma in zip(plan.tables, found.sigmas, strict=True):
-        alone = min(table_epsilon(sigma, sens, target.delta), found.total.epsilon)
+        alone = min(table_epsilon(sigma, sens, delta), found.total.epsilon)
         tables.append(
             priced(
                 spec,
                 spec.cells(plan.schema),
                 sens,
-                Noise(DISCRETE_GAUSSIAN.name, sigma),
+                Noise(mechanism.name, sigma),
                 alpha,
-                budget=(alone, target.delta, None),
+                budget=(alone, delta, None),
                 measured_as=spec.name,
             )
         )
     return Allocation(
-        accounting="approx",
+        accounting=target.accountant.name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=found.total,
@@ -395,28 +337,27 @@ def _listed_allocation(
     notes: list[str],
 ) -> Allocation:
     """Every table measured as listed, the budget split by the plan's allocation method."""
-    if isinstance(target, ApproxTarget):
+    accountant = target.accountant
+    if accountant.priced_as_set:
         return _gaussian_listed(plan, sens, target, choice, notes)
-    if isinstance(target, ApproxTarget):
-        deltas = delta_shares(plan, target)
-    else:
-        deltas = [0.0] * len(plan.tables)
-    fixed = fixed_shares(plan, sens, deltas)
+    zeros = [0.0] * len(plan.tables)
+    deltas = delta_shares(plan, target) if accountant.splits_delta else zeros
+    fixed = fixed_shares(plan, accountant, sens, deltas)
     required = None
     if plan.budget.allocation == "targets":
         required = _required(target, dict(fixed), deltas)
         _check_targets_fit(plan, target, required)
-    if isinstance(target, AdvancedTarget):
-        shares = advanced_shares(plan, target, sens, fixed)
+    if accountant.additive:
+        shares = additive_shares(plan, accountant, target.amount, sens, fixed, deltas)
     else:
-        shares = additive_shares(plan, additive_total(target), sens, fixed, deltas)
+        shares = advanced_shares(plan, target, sens, fixed)
     tables = tuple(
-        _table_budget(plan, spec, sens, share, delta)
-        for spec, share, delta in zip(plan.tables, shares, deltas, strict=True)
+        _table_budget(plan, accountant, spec, sens, share)
+        for spec, share in zip(plan.tables, shares, strict=True)
     )
-    total = _compose(target, shares, deltas)
+    total = accountant.checked(target, shares, deltas)
     return Allocation(
-        accounting=settled(plan.budget),
+        accounting=settled(plan.budget).name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=total,

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from dprelease.accounting.accountants.registry import accountant
+from dprelease.accounting.auto import AccountantChoice
 from dprelease.accounting.dgauss_pld import certify
 from dprelease.accounting.mechanisms import DISCRETE_GAUSSIAN, Noise
 from dprelease.errors import InternalError
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.strategy.accountant import AccountantChoice
 from dprelease.strategy.select import Strategy
 
 
-def certified_strategy(strategy: Strategy, sens: Sensitivity) -> Strategy:
+def certified_strategy(strategy: Strategy[Noise], sens: Sensitivity) -> Strategy[Noise]:
     """An approx strategy with its measurements' discrete-Gaussian σ's certified; any other
     strategy unchanged."""
-    if strategy.accounting != "approx":
+    if not accountant(strategy.accounting).priced_as_set:
         return strategy
     if strategy.delta is None:
         raise InternalError("an approx strategy without delta")
@@ -54,7 +55,7 @@ def certified_choice(choice: AccountantChoice, sens: Sensitivity) -> AccountantC
 
     Certifying only adds noise (c ≥ 1), so an approx strategy that already loses keeps its
     continuous figure (a lower bound on its error; it is never drawn) and costs no PLD."""
-    approx = next((s for s in choice.strategies if s.accounting == "approx"), None)
+    approx = next((s for s in choice.strategies if accountant(s.accounting).priced_as_set), None)
     others = [s.workload_error for s in choice.strategies if s is not approx]
     if approx is None or (others and approx.workload_error >= min(others)):
         return choice

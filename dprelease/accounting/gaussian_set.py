@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dprelease.accounting.accountants.base import Target
 from dprelease.accounting.bisection import threshold
 from dprelease.accounting.composition import Guarantee, check_within
 from dprelease.accounting.dgauss_pld import alone_epsilon, certify, set_epsilon
 from dprelease.accounting.mechanisms import gaussian_moe, gaussian_sigma
 from dprelease.accounting.mechanisms.discrete_gaussian import discrete_gaussian_moe
 from dprelease.accounting.shares import fit_exactly, too_small_message
-from dprelease.accounting.targets import ApproxTarget
 from dprelease.errors import BudgetError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec
@@ -74,11 +74,12 @@ def _target_sigma(plan: Plan, spec: TableSpec) -> float:
     return low
 
 
-def _fixed_shares(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> dict[int, float]:
+def _fixed_shares(plan: Plan, sens: Sensitivity, target: Target) -> dict[int, float]:
+    delta = target.epsilon_delta()[1]
     fixed: dict[int, float] = {}
     for i, spec in enumerate(plan.tables):
         if spec.epsilon is not None:
-            sigma = gaussian_sigma(spec.epsilon, spec.delta or target.delta, sens.l2)
+            sigma = gaussian_sigma(spec.epsilon, spec.delta or delta, sens.l2)
         elif plan.budget.allocation == "targets" and spec.target is not None:
             sigma = _target_sigma(plan, spec)
         else:
@@ -103,29 +104,31 @@ def _free_shares(plan: Plan, free: Sequence[int], room: float) -> list[float]:
     return [room * s / math.fsum(shape) for s in shape]
 
 
-def continuous_variances(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> list[float] | None:
+def continuous_variances(plan: Plan, sens: Sensitivity, target: Target) -> list[float] | None:
     """Each table's noise variance before certification (the analytic Gaussian's σ², which
     certification only raises): a lower bound that costs no PLD. None with locks or targets."""
+    epsilon, delta = target.epsilon_delta()
     if _fixed_shares(plan, sens, target):
         return None
-    room = 1 / gaussian_sigma(target.epsilon, target.delta, 1.0) ** 2
+    room = 1 / gaussian_sigma(epsilon, delta, 1.0) ** 2
     shares = _free_shares(plan, range(len(plan.tables)), room)
     return [sens.l2_squared / u for u in shares]
 
 
-def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> GaussianSet:
+def gaussian_set(plan: Plan, sens: Sensitivity, target: Target) -> GaussianSet:
     """σ per table so that the tables together are (ε, δ)-DP as one Gaussian mechanism."""
-    room = 1 / Fraction(gaussian_sigma(target.epsilon, target.delta, 1.0)) ** 2
+    epsilon, delta = target.epsilon_delta()
+    room = 1 / Fraction(gaussian_sigma(epsilon, delta, 1.0)) ** 2
     fixed = _fixed_shares(plan, sens, target)
     required = None
     if plan.budget.allocation == "targets":
         needed = [math.sqrt(sens.l2_squared / u) for u in fixed.values()]
-        need = set_epsilon(needed, sens, target.delta) if needed else 0.0
-        required = Guarantee(epsilon=need, delta=target.delta, composition="pld")
-        if need > target.epsilon:
+        need = set_epsilon(needed, sens, delta) if needed else 0.0
+        required = Guarantee(epsilon=need, delta=delta, composition="pld")
+        if need > epsilon:
             raise BudgetError(
                 f"Budget too small for the targets: they need epsilon ≥ {need:.6g} at delta "
-                f"{target.delta:g} but the plan gives {target.epsilon:g}; raise budget.epsilon "
+                f"{delta:g} but the plan gives {epsilon:g}; raise budget.epsilon "
                 "or loosen the targets."
             )
     free = [i for i in range(len(plan.tables)) if i not in fixed]
@@ -143,8 +146,8 @@ def gaussian_set(plan: Plan, sens: Sensitivity, target: ApproxTarget) -> Gaussia
         raise BudgetError(too_small_message(plan))
     check_within(spent, room, "gaussian sensitivity")
     keep = [i in fixed for i in range(len(sigmas))]  # locks and targets keep their noise
-    found = certify(sigmas, sens, target.epsilon, target.delta, keep)
-    total = Guarantee(epsilon=found.epsilon, delta=target.delta, composition=found.method)
+    found = certify(sigmas, sens, epsilon, delta, keep)
+    total = Guarantee(epsilon=found.epsilon, delta=delta, composition=found.method)
     return GaussianSet(found.sigmas, total, required)
 
 

@@ -9,33 +9,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from dprelease.accounting.composition import (
-    advanced_or_basic,
-    check_within,
-    exact_sum,
-    pure_to_zcdp,
-)
-from dprelease.accounting.mechanisms import (
-    DISCRETE_GAUSSIAN,
-    DISCRETE_LAPLACE,
-    Noise,
-    discrete_gaussian_sigma,
-    gaussian_moe,
-    gaussian_sigma,
-    laplace_scale,
-)
-from dprelease.accounting.splitting import (
-    largest_scale,
-    optimal_gaussian_split,
-    optimal_laplace_split,
-    power_split,
-    smallest_share,
-)
-from dprelease.accounting.targets import AdvancedTarget, ApproxTarget, PureTarget, ZcdpTarget
-from dprelease.errors import BudgetError, quote
+from dprelease.accounting.composition import advanced_or_basic, check_within, exact_sum
+from dprelease.accounting.mechanisms import DISCRETE_LAPLACE
+from dprelease.accounting.splitting import largest_scale, optimal_laplace_split, power_split
+from dprelease.errors import BudgetError, InternalError, quote
 from dprelease.plan.model import Plan
-from dprelease.plan.table_spec import Sensitivity, TableSpec, Target
+from dprelease.plan.table_spec import Sensitivity, TableSpec
+from dprelease.plan.table_spec import Target as AccuracyTarget
+
+if TYPE_CHECKING:
+    from dprelease.accounting.accountants.base import Accountant
+    from dprelease.accounting.accountants.base import Target as Budget
 
 
 def fit_exactly(shares: list[float], free: Sequence[int], room: Fraction) -> list[float]:
@@ -69,46 +55,32 @@ def _split_free(
 
 
 def _target_share(
-    plan: Plan, spec: TableSpec, target: Target, sens: Sensitivity, delta_share: float
+    plan: Plan,
+    accountant: Accountant,
+    spec: TableSpec,
+    target: AccuracyTarget,
+    sens: Sensitivity,
+    delta_share: float,
 ) -> float:
-    """The smallest share (ε, or ρ for zCDP) whose margin of error meets the table's target."""
+    """The smallest share (in the accountant's unit) whose margin of error meets the target."""
     # Aim a hair inside the target, so that the moe reported at α (by us or by OpenDP's
     # accuracy functions) is within it even where a tail probability sits on the boundary.
     alpha = target.alpha((1 - plan.budget.confidence) * (1 - 1e-9), spec.cells(plan.schema))
-    goal = target.goal
-    accounting = plan.budget.accounting
-    if accounting == "zcdp":
-        return smallest_share(
-            lambda rho: (
-                Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(rho, sens.l2_squared)).moe(
-                    alpha
-                )
-                <= goal
-            ),
-            0.01,
-        )
-    if accounting == "approx":
-        sigma_needed = goal / gaussian_moe(1.0, alpha)
-        return smallest_share(
-            lambda eps: gaussian_sigma(eps, delta_share, sens.l2) <= sigma_needed, 0.1
-        )
-    return smallest_share(
-        lambda eps: DISCRETE_LAPLACE.moe(laplace_scale(eps, sens.l1), alpha) <= goal,
-        0.1,
-    )
+    return accountant.target_share(target.goal, alpha, sens, delta_share)
 
 
-def fixed_shares(plan: Plan, sens: Sensitivity, deltas: Sequence[float]) -> dict[int, float]:
+def fixed_shares(
+    plan: Plan, accountant: Accountant, sens: Sensitivity, deltas: Sequence[float]
+) -> dict[int, float]:
     """Shares that the plan fixes: locked tables, and (targets) the tables with a target."""
     fixed: dict[int, float] = {}
-    accounting = plan.budget.accounting
     for i, spec in enumerate(plan.tables):
         if spec.rho is not None:
             fixed[i] = spec.rho
         elif spec.epsilon is not None:
-            fixed[i] = pure_to_zcdp(spec.epsilon) if accounting == "zcdp" else spec.epsilon
+            fixed[i] = accountant.lock(spec.epsilon)
         elif plan.budget.allocation == "targets" and spec.target is not None:
-            share = _target_share(plan, spec, spec.target, sens, deltas[i])
+            share = _target_share(plan, accountant, spec, spec.target, sens, deltas[i])
             if not math.isfinite(share):
                 raise BudgetError(
                     f"Table {quote(spec.name)}: no budget within reason reaches its target; "
@@ -118,9 +90,11 @@ def fixed_shares(plan: Plan, sens: Sensitivity, deltas: Sequence[float]) -> dict
     return fixed
 
 
-def delta_shares(plan: Plan, target: ApproxTarget) -> list[float]:
-    """δ_i for approx accounting: locked values, the rest split equally."""
+def delta_shares(plan: Plan, target: Budget) -> list[float]:
+    """δ_i for an accountant that splits δ: locked values, the rest split equally."""
     delta = target.delta
+    if delta is None:
+        raise InternalError("δ is split only under an accountant that has one")
     locked = {i: s.delta for i, s in enumerate(plan.tables) if s.delta is not None}
     free = [i for i in range(len(plan.tables)) if i not in locked]
     room = Fraction(delta) - exact_sum(locked.values())
@@ -138,15 +112,15 @@ def delta_shares(plan: Plan, target: ApproxTarget) -> list[float]:
     return shares
 
 
-def additive_total(target: PureTarget | ApproxTarget | ZcdpTarget) -> float:
-    """The total in the additive unit: ε, or ρ for zCDP."""
-    return target.rho if isinstance(target, ZcdpTarget) else target.epsilon
-
-
 def additive_shares(
-    plan: Plan, total: float, sens: Sensitivity, fixed: dict[int, float], deltas: Sequence[float]
+    plan: Plan,
+    accountant: Accountant,
+    total: float,
+    sens: Sensitivity,
+    fixed: dict[int, float],
+    deltas: Sequence[float],
 ) -> list[float]:
-    """Shares for pure, approx and zCDP, where the additive unit (`total`) simply sums."""
+    """Shares where the additive unit (`total`: ε, or ρ) simply sums."""
     n = len(plan.tables)
     free = [i for i in range(n) if i not in fixed]
     room = Fraction(total) - exact_sum(fixed.values())
@@ -158,20 +132,15 @@ def additive_shares(
     weights = [plan.tables[i].weight for i in free]
     optimal: list[float] | None = None
     if plan.budget.allocation == "optimal" and all(w > 0 for w in weights):
-        if plan.budget.accounting == "zcdp":
-            optimal = power_split(weights, 0.5, float(room))
-        elif plan.budget.accounting == "approx":
-            free_deltas = [deltas[i] for i in free]
-            optimal = optimal_gaussian_split(weights, free_deltas, sens.l2, float(room))
-        else:
-            optimal = optimal_laplace_split(weights, sens.l1, float(room))
+        free_deltas = [deltas[i] for i in free]
+        optimal = accountant.optimal_split(weights, free_deltas, sens, float(room))
     for i, share in zip(free, _split_free(plan, free, float(room), optimal), strict=True):
         shares[i] = share
     return fit_exactly(shares, free, room)
 
 
 def advanced_shares(
-    plan: Plan, target: AdvancedTarget, sens: Sensitivity, fixed: dict[int, float]
+    plan: Plan, target: Budget, sens: Sensitivity, fixed: dict[int, float]
 ) -> list[float]:
     """Shares under advanced composition: scale the free tables' shape until ε is reached.
 
@@ -180,6 +149,8 @@ def advanced_shares(
     least weighted variance wins.
     """
     epsilon, delta = target.epsilon, target.delta
+    if epsilon is None or delta is None:
+        raise InternalError("advanced composition needs epsilon and delta")
     n = len(plan.tables)
     free = [i for i in range(n) if i not in fixed]
     base = [fixed.get(i, 0.0) for i in range(n)]

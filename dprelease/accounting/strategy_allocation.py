@@ -19,24 +19,17 @@ The composed guarantee:
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
+from dprelease.accounting.accountants.base import Target
+from dprelease.accounting.accountants.registry import accountant
 from dprelease.accounting.allocated import Allocation, TableBudget, equivalent_noise, priced
-from dprelease.accounting.composition import (
-    Guarantee,
-    check_within,
-    exact_sum,
-    round_up,
-    zcdp_guarantee,
-    zcdp_to_epsilon,
-)
-from dprelease.accounting.mechanisms import laplace_epsilon
-from dprelease.accounting.targets import ApproxTarget, PureTarget, Target, ZcdpTarget
+from dprelease.accounting.auto import AccountantChoice
+from dprelease.accounting.composition import Guarantee
+from dprelease.accounting.mechanisms import Noise
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
+from dprelease.plan.subtables import reduce_key
 from dprelease.plan.table_spec import Sensitivity, TableSpec
-from dprelease.postprocess.subtables import reduce_key
-from dprelease.strategy.accountant import AccountantChoice
 from dprelease.strategy.select import Strategy, WorkloadTable, select_strategy
 
 
@@ -44,27 +37,25 @@ def workload_of(plan: Plan) -> tuple[WorkloadTable, ...]:
     return tuple(WorkloadTable(s.name, s.by, s.weight) for s in plan.tables)
 
 
-def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy:
+def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy[Noise]:
     """The strategy of `plan.budget.strategy` under the target's accountant."""
-    tables = workload_of(plan)
-    kind = plan.budget.strategy
-    if isinstance(target, PureTarget):
-        return select_strategy(plan.schema, tables, sens, "pure", target.epsilon, None, kind)
-    if isinstance(target, ZcdpTarget):
-        epsilon = target.epsilon or zcdp_to_epsilon(target.rho, target.delta)[0]
-        return select_strategy(
-            plan.schema, tables, sens, "zcdp", epsilon, target.delta, kind, rho=target.rho
-        )
-    if isinstance(target, ApproxTarget):
-        from dprelease.accounting.approx_noise import certified_strategy
+    accountant = target.accountant
+    if not accountant.chooses_strategy:
+        raise InternalError(f"the strategy has no {accountant.name} accountant")
+    from dprelease.accounting.approx_noise import certified_strategy
 
-        return certified_strategy(
-            select_strategy(
-                plan.schema, tables, sens, "approx", target.epsilon, target.delta, kind
-            ),
-            sens,
-        )
-    raise InternalError("the strategy has no advanced-composition accountant")
+    rho = target.amount if accountant.in_rho else None
+    strategy = select_strategy(
+        plan.schema,
+        workload_of(plan),
+        sens,
+        accountant,
+        target.as_epsilon(),
+        target.delta,
+        plan.budget.strategy,
+        rho=rho,
+    )
+    return certified_strategy(strategy, sens)
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -75,18 +66,7 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _budget_fields(
-    strategy: Strategy, share: float
-) -> tuple[float | None, float | None, float | None]:
-    """(ε, δ, ρ) of one measurement: its share where it is one of those units."""
-    if strategy.accounting == "pure":
-        return share, None, None
-    if strategy.accounting == "zcdp":
-        return None, None, share
-    return None, None, None  # approx: the set is one Gaussian; no per-measurement (ε, δ)
-
-
-def _measurements(plan: Plan, strategy: Strategy, alpha: float) -> tuple[TableBudget, ...]:
+def _measurements(plan: Plan, strategy: Strategy[Noise], alpha: float) -> tuple[TableBudget, ...]:
     by_key = {reduce_key(plan.schema, s.by): s.name for s in plan.tables}
     taken = {s.name for s in plan.tables}
     out = []
@@ -101,7 +81,7 @@ def _measurements(plan: Plan, strategy: Strategy, alpha: float) -> tuple[TableBu
                 m.sensitivity,
                 m.noise,
                 alpha,
-                budget=_budget_fields(strategy, m.share),
+                budget=accountant(strategy.accounting).fields(m.share),
                 measured_as=name,
             )
         )
@@ -109,7 +89,7 @@ def _measurements(plan: Plan, strategy: Strategy, alpha: float) -> tuple[TableBu
 
 
 def _published(
-    plan: Plan, strategy: Strategy, measurements: tuple[TableBudget, ...], alpha: float
+    plan: Plan, strategy: Strategy[Noise], measurements: tuple[TableBudget, ...], alpha: float
 ) -> tuple[TableBudget, ...]:
     measured = {reduce_key(plan.schema, m.spec.by): m.name for m in measurements}
     mechanism = measurements[0].noise.mechanism
@@ -132,29 +112,11 @@ def _published(
     return tuple(out)
 
 
-def _guarantee(
-    strategy: Strategy, target: Target, measurements: tuple[TableBudget, ...]
-) -> Guarantee:
+def _guarantee(target: Target, measurements: tuple[TableBudget, ...]) -> Guarantee:
     """The composed guarantee of the measurements, checked against the target."""
-    if isinstance(target, PureTarget):
-        spent = exact_sum(
-            float(laplace_epsilon(m.noise.scale, m.sensitivity.l1)) for m in measurements
-        )
-        check_within(spent, Fraction(target.epsilon), "epsilon")
-        return Guarantee(epsilon=round_up(spent), delta=None)
-    if isinstance(target, ZcdpTarget):
-        rhos = [float(m.rho) for m in measurements if m.rho is not None]
-        check_within(exact_sum(rhos), Fraction(target.rho), "rho")
-        return zcdp_guarantee(rhos, target.delta, target.cks_order)
-    if isinstance(target, ApproxTarget):
-        from dprelease.accounting.dgauss_pld import certify
-
-        sigmas = [m.noise.scale for m in measurements]
-        found = certify(sigmas, measurements[0].sensitivity, target.epsilon, target.delta)
-        if found.sigmas != tuple(sigmas):  # the strategy's σ's were certified already
-            raise InternalError("approx measurements drawn with uncertified noise")
-        return Guarantee(epsilon=found.epsilon, delta=target.delta, composition=found.method)
-    raise InternalError("the strategy has no advanced-composition accountant")
+    noises = [m.noise for m in measurements]
+    shares = [m.rho if m.rho is not None else m.epsilon for m in measurements]
+    return target.accountant.measured(target, noises, measurements[0].sensitivity, shares)
 
 
 def strategy_allocation(
@@ -176,7 +138,7 @@ def strategy_allocation(
         accounting=strategy.accounting,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
-        total=_guarantee(strategy, target, measurements),
+        total=_guarantee(target, measurements),
         tables=_published(plan, strategy, measurements, alpha),
         measurements=measurements,
         strategy="auto",

@@ -163,8 +163,8 @@ def compare_accountants(allocation: Allocation, delta: float) -> list[Accountant
                 "tight: Gaussians compose to one Gaussian",
             )
         )
-    elif allocation.accounting == "approx" and all(
-        t.noise.mechanism == "discrete_gaussian" for t in tables
+    elif allocation.accountant.priced_as_set and all(
+        t.noise.mechanism == allocation.accountant.mechanism.name for t in tables
     ):
         # approx draws the discrete Gaussian: its PLD is what the release is certified by
         # (dp-accounting is already loaded for approx; zcdp plans do not pay its import here)

@@ -20,6 +20,7 @@ from types import MappingProxyType
 import numpy as np
 import pyarrow as pa
 
+from dprelease.accounting.counted import counted_tables
 from dprelease.data.columns import (
     MissingColumnsError,
     dictionary_parts,
@@ -32,7 +33,6 @@ from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn, Schema
 from dprelease.plan.table_spec import Unit
-from dprelease.strategy.counted import counted_tables
 
 __all__ = [
     "ColumnReport",

@@ -23,11 +23,8 @@ from dprelease.plan.table_spec import (
     check_delta,
 )
 
-ConcreteAccounting = Literal["pure", "approx", "advanced", "zcdp"]
-Accounting = Literal["auto", "pure", "approx", "advanced", "zcdp"]
 Allocation = Literal["equal", "weighted", "optimal", "targets"]
 StrategyKind = Literal["auto", "workload"]
-ACCOUNTINGS: tuple[Accounting, ...] = ("auto", "pure", "approx", "advanced", "zcdp")
 ALLOCATIONS: tuple[Allocation, ...] = ("equal", "weighted", "optimal", "targets")
 STRATEGIES: tuple[StrategyKind, ...] = ("auto", "workload")
 PLAN_VERSION = 1
@@ -38,12 +35,14 @@ CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it roundin
 class Budget:
     """The total budget and how it is composed and split.
 
-    `accounting: auto` picks, at allocation time, the accountant (pure, zcdp or approx) whose
-    strategy has the least expected error; `strategy: auto` may measure other marginals than
-    the published tables (issue 10); `workload` measures the tables as listed.
+    `accounting` is the plan's text: an accountant's name (`dprelease.accounting.accountants`,
+    whose registry checks it and the settings it rules: ρ, δ, table locks) or `auto`, which
+    picks at allocation time the accountant whose strategy has the least expected error;
+    `strategy: auto` may measure other marginals than the published tables (issue 10);
+    `workload` measures the tables as listed.
     """
 
-    accounting: Accounting = "auto"
+    accounting: str = "auto"
     epsilon: float | None = None
     delta: float | None = None
     rho: float | None = None
@@ -52,11 +51,8 @@ class Budget:
     strategy: StrategyKind = "auto"
 
     def __post_init__(self) -> None:
-        if self.accounting not in ACCOUNTINGS:
-            raise PlanError(
-                f"budget.accounting must be one of {', '.join(ACCOUNTINGS)}, "
-                f"got {quote(self.accounting)}."
-            )
+        if not isinstance(self.accounting, str) or not self.accounting:
+            raise PlanError(f"budget.accounting must be a name, got {quote(self.accounting)}.")
         if self.allocation not in ALLOCATIONS:
             raise PlanError(
                 f"budget.allocation must be one of {', '.join(ALLOCATIONS)}, "
@@ -69,22 +65,13 @@ class Budget:
                 f"strategy must be one of {', '.join(STRATEGIES)}, got {quote(self.strategy)}."
             )
         if self.rho is not None:
-            if self.accounting not in ("zcdp", "auto"):
-                raise PlanError("budget.rho is for zcdp accounting only; give epsilon instead.")
             check_budget_number(self.rho, "budget.rho", upper=RHO_LIMIT)
-        if self.rho is not None and self.accounting == "auto" and self.delta is None:
-            raise PlanError("budget.rho needs budget.delta (e.g. delta: 1.0e-10) to state ε.")
         if self.epsilon is None and self.rho is None:
             raise PlanError("budget needs epsilon (or rho under zcdp): the total to spend.")
         if self.epsilon is not None and self.rho is not None:
             raise PlanError("budget gives both epsilon and rho; give one of them.")
         if self.delta is not None:
             check_delta(self.delta, "budget.delta")
-        elif self.accounting not in ("pure", "auto"):
-            raise PlanError(
-                f"budget.delta is required with {self.accounting} accounting "
-                "(e.g. delta: 1.0e-10); only pure accounting works without it."
-            )
         if not is_number(self.confidence) or not 0.5 <= self.confidence < 1:
             raise PlanError(
                 f"budget.confidence must be at least 0.5 and below 1 (e.g. 0.95), "
@@ -192,14 +179,10 @@ def check_plan(plan: Plan) -> list[str]:
     for name in sorted({n for n in names if names.count(n) > 1}):
         problems.append(f"Table name {quote(name)} is used twice; table names must be unique.")
     problems.extend(unknown_column_problems(plan.tables, plan.schema.names))
-    for spec in plan.tables:
-        problems.extend(_lock_problems(spec, plan.budget))
     stat_tables = tuple(s.table for s in plan.statistics)
     problems.extend(unknown_column_problems(stat_tables, plan.schema.names))
     problems.extend(
-        statistic_problems(
-            plan.statistics, plan.discoveries, plan.schema, plan.unit, plan.budget.accounting
-        )
+        statistic_problems(plan.statistics, plan.discoveries, plan.schema, plan.unit)
     )
     if plan.unit.kind == "id" and plan.unit.column in plan.used_columns:
         problems.append(
@@ -221,15 +204,6 @@ def unknown_column_problems(tables: tuple[TableSpec, ...], defined: tuple[str, .
         for name in spec.by
         if name not in defined
     ]
-
-
-def _lock_problems(spec: TableSpec, budget: Budget) -> list[str]:
-    where = f"Table {quote(spec.name)}"
-    if spec.rho is not None and budget.accounting not in ("zcdp", "auto"):
-        return [f"{where} locks rho, which only zcdp accounting uses; lock epsilon instead."]
-    if spec.delta is not None and budget.accounting not in ("approx", "auto"):
-        return [f"{where} locks delta, which only approx accounting splits."]
-    return []
 
 
 def keys_of(value_type: type[Any]) -> tuple[str, ...]:

@@ -58,7 +58,6 @@ def statistic_problems(
     discoveries: tuple[Discovery, ...],
     schema: Schema,
     unit: Unit,
-    accounting: str,
 ) -> list[str]:
     """Problems of the statistics and discoveries that involve the rest of the plan (its
     unknown columns are the model's `unknown_column_problems`: this module sits below it)."""
@@ -67,8 +66,6 @@ def statistic_problems(
         where = f"Table {quote(statistic.name)}"
         if unit.kind == "id" and statistic.stat.column == unit.column:
             problems.append(f"{where}: the unit id column cannot be a statistic's column.")
-        if statistic.table.rho is not None and accounting != "zcdp":
-            problems.append(f"{where} locks rho, which only zcdp accounting uses.")
     for discovery in discoveries:
         column = next((c for c in schema.columns if c.name == discovery.column), None)
         if not isinstance(column, CategoricalColumn) or column.domain_source != DISCOVERED:

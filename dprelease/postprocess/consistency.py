@@ -3,7 +3,7 @@
 Every released table i measured y_i = x_i + noise with per-cell variance v_i. The consistent
 estimate minimises Σ_i ||x_i − y_i||² / v_i subject to C x = 0, where each row of C says that
 one cell of a shared sub-table (or of a coarser geography level) sums to the same value in two
-tables (`dprelease.postprocess.subtables.Workload.links`). This is the V⁻¹-orthogonal
+tables (`dprelease.plan.subtables.Workload.links`). This is the V⁻¹-orthogonal
 projection onto the consistent tables, hence the best linear unbiased estimate under the
 constraints (tables measured with more budget move less).
 
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from dprelease.postprocess.subtables import Workload, key_cells
+from dprelease.plan.subtables import Workload, key_cells
 
 CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
 ACTIVE_SET_ROUNDS = 100

@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dprelease.accounting.allocated import Allocation
+from dprelease.accounting.counted import counted_tables
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan, Postprocess
+from dprelease.plan.subtables import Workload, cell_map, determines, partial_columns
 from dprelease.postprocess.consistency import Constraints, build_constraints, weighted_projection
 from dprelease.postprocess.pipeline import (
     PostprocessResult,
@@ -32,9 +34,7 @@ from dprelease.postprocess.pipeline import (
     postprocess,
     problem_of,
 )
-from dprelease.postprocess.subtables import Workload, cell_map, determines, partial_columns
 from dprelease.postprocess.top_down import fix_top_down, grand_total
-from dprelease.strategy.counted import counted_tables
 
 TOTAL = "__grand_total__"  # the pinned grand total when no published table is one
 

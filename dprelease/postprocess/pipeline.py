@@ -37,6 +37,7 @@ from dprelease.accounting.allocation import Allocation
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan, Postprocess
 from dprelease.plan.schema import Schema
+from dprelease.plan.subtables import Workload
 from dprelease.postprocess.consistency import (
     Constraints,
     bounded_projection,
@@ -44,7 +45,6 @@ from dprelease.postprocess.consistency import (
     weighted_projection,
 )
 from dprelease.postprocess.rounding import RoundingMethod, controlled_round
-from dprelease.postprocess.subtables import Workload
 
 STEP_ORDER = ("consistent", "clamp", "nonnegative", "integer")
 

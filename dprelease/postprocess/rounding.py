@@ -27,8 +27,8 @@ from typing import Any, Literal
 import numpy as np
 
 from dprelease.errors import InternalError
+from dprelease.plan.subtables import Key, Workload, cell_map
 from dprelease.postprocess.consistency import Constraints
-from dprelease.postprocess.subtables import Key, Workload, cell_map
 
 RoundingMethod = Literal["auto", "milp", "sequential"]
 MILP_CELL_LIMIT = 5_000  # above this, the sequential method (see the benchmark)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dprelease.plan.schema import Schema
-from dprelease.postprocess.subtables import cell_map, closure, determines, shared_key
+from dprelease.plan.subtables import cell_map, closure, determines, shared_key
 from dprelease.strategy.topdown import project_to_sums, round_keeping_sums
 
 

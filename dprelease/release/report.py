@@ -16,12 +16,6 @@ from dprelease.risk.epsilon_meaning import epsilon_risk_html
 if TYPE_CHECKING:
     from dprelease.release.draw import Release
 
-ACCOUNTING_NAMES = {
-    "pure": "pure ε-DP, basic composition",
-    "approx": "(ε, δ)-DP, Gaussian noise",
-    "advanced": "ε-DP mechanisms, advanced composition (or basic where tighter)",
-    "zcdp": "zero-concentrated DP (ρ), converted to (ε, δ) once",
-}
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; color: #222; }
 table { border-collapse: collapse; margin: 1rem 0; }
@@ -152,7 +146,7 @@ def report_html(release: Release) -> str:
 cryptographically secure samplers.</p>
 <h2>Privacy guarantee</h2>
 <p><strong>{escape(_total_line(release))}</strong> for the whole release, under
-{escape(ACCOUNTING_NAMES[allocation.accounting])}; allocation: {escape(allocation.allocation)}.
+{escape(allocation.accountant.description)}; allocation: {escape(allocation.allocation)}.
 Privacy unit: {unit_text}; neighbouring data sets differ by
 {"adding or removing" if release.plan.neighbors == "add_remove" else "replacing"} one unit.</p>
 <div class="note">

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dprelease.accounting.accountants.pure import PURE
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import TrueCounts
 from dprelease.errors import PlanError, quote
@@ -65,7 +66,7 @@ def suggest(plan: Plan, true_counts: TrueCounts, question: Question) -> Suggesti
     svt = calibrate_sparse_vector(
         question.threshold,
         question.max_positives,
-        Share("pure", epsilon=question.epsilon),
+        Share(PURE.name, epsilon=question.epsilon),
         StatContext(plan.unit.max_rows, plan.neighbors),
     )
     answers = largest_cells([true_counts.counts[name] for name in question.names])

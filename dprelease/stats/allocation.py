@@ -32,18 +32,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from dprelease.accounting.accountants.registry import settled
 from dprelease.accounting.composition import (
     Guarantee,
     check_within,
-    epsilon_to_zcdp,
     exact_sum,
     round_down,
     round_up,
     zcdp_guarantee,
 )
-from dprelease.accounting.targets import settled
 from dprelease.errors import BudgetError
-from dprelease.plan.model import Budget, Plan
+from dprelease.plan.model import Plan
 from dprelease.plan.statistic import StatisticTable
 from dprelease.stats.budget import Share
 from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
@@ -62,9 +61,9 @@ def _lock(plan: Plan, statistic: StatisticTable) -> Fraction | None:
         return Fraction(table.rho)
     if table.epsilon is None:
         return None
-    if plan.budget.accounting != "zcdp":
-        return Fraction(table.epsilon)
-    return Fraction(table.epsilon) ** 2 / kind_of(statistic.stat).zcdp_divisor
+    # the exponential mechanism's bounded range: ρ = ε²/8 under zcdp (the kind's divisor)
+    bounded_range = kind_of(statistic.stat).zcdp_divisor == 8
+    return settled(plan.budget).of_epsilon(Fraction(table.epsilon), bounded_range)
 
 
 def _table_lock(plan: Plan, index: int) -> Fraction | None:
@@ -73,8 +72,7 @@ def _table_lock(plan: Plan, index: int) -> Fraction | None:
         return Fraction(spec.rho)
     if spec.epsilon is None:
         return None
-    eps = Fraction(spec.epsilon)
-    return eps**2 / 2 if plan.budget.accounting == "zcdp" else eps
+    return settled(plan.budget).of_epsilon(Fraction(spec.epsilon))
 
 
 def _weight(plan: Plan, weight: float) -> Fraction:
@@ -99,41 +97,25 @@ class Reservation:
 def _delta_parts(plan: Plan) -> tuple[Fraction, Fraction, Fraction] | None:
     """(δ of a statistic that needs one, δ of a discovery, δ left): None under pure."""
     budget = plan.budget
-    if budget.accounting == "pure" or budget.delta is None:
+    accountant = settled(budget)
+    if not accountant.needs_delta or budget.delta is None:
         return None
     delta = Fraction(budget.delta)
     stats = sum(1 for s in plan.statistics if _needs_delta(s))
     discoveries = len(plan.discoveries)
-    if budget.accounting == "approx":
+    if accountant.splits_delta:
         each = delta / max(len(plan.tables) + stats + discoveries, 1)
         return each, each, delta - each * (stats + discoveries)
     each = delta / (discoveries + 1)
     return Fraction(0), each, delta - each * discoveries
 
 
-def _total(
-    budget: Budget, accounting: str, deltas: tuple[Fraction, Fraction, Fraction] | None
-) -> tuple[Fraction, float | None]:
-    """The total in the additive unit, and the CKS order behind a ρ derived from ε (zcdp: at
-    the δ the discoveries leave)."""
-    if accounting == "zcdp" and budget.rho is not None:
-        return Fraction(budget.rho), None
-    if budget.epsilon is None:
-        raise BudgetError("budget.epsilon is required (or budget.rho under zcdp).")
-    if accounting != "zcdp":
-        return Fraction(budget.epsilon), None
-    if deltas is None:
-        raise BudgetError("zcdp accounting needs budget.delta (e.g. delta: 1.0e-10).")
-    rho, alpha = epsilon_to_zcdp(budget.epsilon, round_down(deltas[2]))
-    return Fraction(rho), alpha
-
-
 def reserve(plan: Plan) -> Reservation:
     """Shares of the statistics and discoveries (rounded down) and the rest for the counts."""
     budget = plan.budget
-    accounting = settled(budget)
+    accountant = settled(budget)
     deltas = _delta_parts(plan)
-    total, alpha = _total(budget, accounting, deltas)
+    total, alpha = accountant.statistics_total(budget, None if deltas is None else deltas[2])
     stat_locks = [_lock(plan, s) for s in plan.statistics]
     table_locks = [_table_lock(plan, i) for i in range(len(plan.tables))]
     locked = sum((v for v in (*stat_locks, *table_locks) if v is not None), Fraction(0))
@@ -158,15 +140,13 @@ def reserve(plan: Plan) -> Reservation:
         if amount <= 0:
             raise BudgetError("The budget is too small to split among the statistics.")
         delta_value = None if delta is None else round_down(delta)
-        if accounting == "zcdp":
-            return Share("zcdp", rho=amount, delta=delta_value)
-        return Share(accounting, epsilon=amount, delta=delta_value)
+        return Share(accountant.name, **accountant.unit_fields(amount), delta=delta_value)
 
     stat_shares = []
     for statistic, lock in zip(plan.statistics, stat_locks, strict=True):
         value = lock if lock is not None else room * _weight(plan, statistic.table.weight) / parts
         delta = deltas[0] if deltas is not None and _needs_delta(statistic) else None
-        stat_shares.append(share(value, delta if accounting == "approx" else None))
+        stat_shares.append(share(value, delta if accountant.splits_delta else None))
     disc_shares = [
         share(room / parts, deltas[1] if deltas is not None else None) for _ in plan.discoveries
     ]
@@ -189,11 +169,7 @@ def _counts_plan(plan: Plan, reservation: Reservation) -> Plan:
     delta = budget.delta
     if reservation.delta_left is not None:
         delta = round_down(reservation.delta_left)
-    if budget.accounting == "zcdp":
-        new = Budget("zcdp", rho=left, delta=delta, allocation=budget.allocation,
-                     confidence=budget.confidence, strategy=budget.strategy)  # fmt: skip
-    else:
-        new = dataclasses.replace(budget, epsilon=left, delta=delta)
+    new = settled(budget).counts_budget(budget, left, delta)
     return dataclasses.replace(plan, budget=new, statistics=(), discoveries=())
 
 
@@ -205,11 +181,13 @@ def _guarantee(
 ) -> Guarantee:
     """The whole release's guarantee, checked against the plan's total."""
     budget = plan.budget
-    accounting = settled(budget)
+    accountant = settled(budget)
     extra_delta = exact_sum(c.delta or 0.0 for c in costs)
-    if accounting == "zcdp":
+    if accountant.in_rho:  # ρ adds up; converted once at the δ the discoveries leave
         if reservation.delta_left is None:
-            raise BudgetError("zcdp accounting needs budget.delta (e.g. delta: 1.0e-10).")
+            raise BudgetError(
+                f"{accountant.name} accounting needs budget.delta (e.g. delta: 1.0e-10)."
+            )
         rhos = [c.rho or 0.0 for c in costs]
         rhos += [m.rho or 0.0 for m in (counts.measurements if counts else ())]
         conversion = round_down(reservation.delta_left)
@@ -226,7 +204,7 @@ def _guarantee(
             epsilon += Fraction(counts.total.epsilon or 0.0)
             delta_sum += Fraction(counts.total.delta or 0.0)
             composition = counts.total.composition
-        total_delta = None if accounting == "pure" else round_up(delta_sum)
+        total_delta = round_up(delta_sum) if accountant.needs_delta else None
         guarantee = Guarantee(round_up(epsilon), total_delta, None, composition)
     if budget.epsilon is not None:
         check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
@@ -260,7 +238,7 @@ def allocate_with_statistics(
     total = _guarantee(plan, reservation, counts, costs)
     advice = () if counts is None else counts.advice
     return Allocation(
-        accounting=settled(plan.budget),
+        accounting=settled(plan.budget).name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=total,

@@ -15,40 +15,43 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
 
+from dprelease.accounting.accountants.base import Accountant
+from dprelease.accounting.accountants.registry import ACCOUNTANTS
 from dprelease.errors import BudgetError, InternalError, PlanError, quote
 from dprelease.plan.table_spec import Neighbors
-
-Accounting = Literal["pure", "approx", "advanced", "zcdp"]
-ACCOUNTINGS: tuple[Accounting, ...] = ("pure", "approx", "advanced", "zcdp")
 
 
 @dataclass(frozen=True)
 class Share:
     """A budget in the accountant's unit. Fields that do not apply are None."""
 
-    accounting: Accounting
+    accounting: str  # the accountant's name (`accountant` is the object)
     epsilon: float | None = None
     delta: float | None = None
     rho: float | None = None
 
     def __post_init__(self) -> None:
-        if self.accounting not in ACCOUNTINGS:
+        if self.accounting not in ACCOUNTANTS:
             raise PlanError(
-                f"accounting must be one of {list(ACCOUNTINGS)}, got {quote(self.accounting)}."
+                f"accounting must be one of {list(ACCOUNTANTS)}, got {quote(self.accounting)}."
             )
-        needed = "rho" if self.accounting == "zcdp" else "epsilon"
-        value = self.rho if needed == "rho" else self.epsilon
+        needed = self.accountant.unit
+        value = self.rho if self.accountant.in_rho else self.epsilon
         if value is None or not (value > 0 and math.isfinite(value)):
             raise BudgetError(f"A statistic's {needed} must be a finite number > 0, got {value!r}.")
         if self.delta is not None and not 0 <= self.delta < 1:
             raise BudgetError(f"A statistic's delta must lie in [0, 1), got {self.delta!r}.")
 
     @property
+    def accountant(self) -> Accountant:
+        """The accountant whose unit the share is in."""
+        return ACCOUNTANTS[self.accounting]
+
+    @property
     def amount(self) -> float:
         """The share in the accountant's additive unit: ρ under zcdp, else ε (always set)."""
-        value = self.rho if self.accounting == "zcdp" else self.epsilon
+        value = self.rho if self.accountant.in_rho else self.epsilon
         if value is None:  # __post_init__ refuses this; kept for the type checker
             raise BudgetError("A statistic's share has no amount.")
         return value

@@ -99,25 +99,26 @@ class DiscoveryMechanism:
 
 def calibrate_discovery(spec: DiscoverSpec, share: Share, ctx: StatContext) -> DiscoveryMechanism:
     """Scale from ε (or from ρ = ε²/2 under zcdp), threshold from δ and min_count."""
-    if share.accounting == "pure" or not share.delta:
+    if not share.accountant.needs_delta or not share.delta:
         raise BudgetError(
             "Domain discovery is (epsilon, delta)-DP: use approx, advanced or zcdp accounting "
             "with delta > 0, or give the column a public domain."
         )
     l1 = ctx.symmetric_distance
     sens = Sensitivity(l1=l1, l2_squared=l1 * l1)
-    epsilon = share.epsilon if share.accounting != "zcdp" else math.sqrt(2 * (share.rho or 0))
+    in_rho = share.accountant.in_rho
+    epsilon = math.sqrt(2 * (share.rho or 0)) if in_rho else share.epsilon
     if epsilon is None:
         raise InternalError("discovery share has no epsilon")
     scale = laplace_scale(epsilon, l1)
-    if share.accounting == "zcdp":  # ε²/2 ≤ ρ must hold exactly for the scale chosen
+    if in_rho:  # ε²/2 ≤ ρ must hold exactly for the scale chosen
         while (Fraction(l1) / Fraction(scale)) ** 2 / 2 > Fraction(share.rho or 0):
             scale = math.nextafter(scale, math.inf)
     tau = max(spec.min_count, discovery_threshold(scale, share.delta, ctx.max_rows))
     spent_delta = discovery_delta(tau, scale, ctx.max_rows)
     spent_epsilon = Fraction(l1) / Fraction(scale)
-    if share.accounting == "zcdp":
-        cost = Share("zcdp", rho=round_up(spent_epsilon**2 / 2), delta=spent_delta)
+    if in_rho:
+        cost = Share(share.accounting, rho=round_up(spent_epsilon**2 / 2), delta=spent_delta)
     else:
         cost = Share(share.accounting, epsilon=round_up(spent_epsilon), delta=spent_delta)
     return DiscoveryMechanism(spec, ctx, sens, Noise(DISCRETE_LAPLACE.name, scale), tau, cost)

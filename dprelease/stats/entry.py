@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Protocol
 
-from dprelease.accounting.targets import settled
+from dprelease.accounting.accountants.registry import settled
 from dprelease.errors import quote
 from dprelease.plan.model import Plan
 from dprelease.plan.stat_spec import stat_label, stat_resolution, stat_rule, stat_to_dict
@@ -134,15 +135,14 @@ def statistic_error_curve(
     """The statistic's data-free error if it alone had each ε (for the Budget page's chart):
     the pure ε of the mechanism, under zcdp its ρ (ε²/divisor: 8 for the exponential
     mechanism's bounded range, 2 otherwise; the statistic's `zcdp_divisor`)."""
-    accounting = settled(plan.budget)
+    accountant = settled(plan.budget)
     kind = kind_of(statistic.stat)
+    bounded_range = kind.zcdp_divisor == 8
+    delta = plan.budget.delta if accountant.splits_delta else None
     points = []
     for epsilon in epsilons:
-        if accounting == "zcdp":
-            share = Share("zcdp", rho=epsilon * epsilon / kind.zcdp_divisor)
-        else:
-            delta = plan.budget.delta if accounting == "approx" else None
-            share = Share(accounting, epsilon=epsilon, delta=delta)
+        amount = float(accountant.of_epsilon(Fraction(epsilon), bounded_range))
+        share = Share(accountant.name, **accountant.unit_fields(amount), delta=delta)
         mech = calibrate(statistic, share, context(plan, statistic.by))
         cells = math.prod(plan.schema[c].size for c in statistic.by)
         error = StatisticBudget(statistic, cells, mech, plan.budget.confidence).error()

@@ -81,7 +81,7 @@ def zcdp_rho(scale: float, sensitivity: Fraction) -> Fraction:
 
 def _scale_for(share: Share, sensitivity: Fraction) -> float:
     """Smallest float s (found, then nudged up) whose exact cost fits the share."""
-    if share.accounting == "zcdp":
+    if share.accountant.in_rho:
         assert share.rho is not None
         budget = Fraction(share.rho)
         scale = float(sensitivity) / math.sqrt(2 * share.rho)
@@ -137,18 +137,18 @@ def calibrate_quantile(spec: QuantileSpec, share: Share, ctx: StatContext) -> Qu
     each = share.split(len(spec.quantiles))
     scales = tuple(_scale_for(each, score_sensitivity(q, ctx)) for q in spec.quantiles)
     sensitivities = [score_sensitivity(q, ctx) for q in spec.quantiles]
-    if share.accounting == "zcdp":
+    if share.accountant.in_rho:
         rho = sum((zcdp_rho(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0))
         if rho > Fraction(share.rho or 0):
             raise InternalError("quantile calibration overspends its rho")
-        cost = Share("zcdp", rho=round_up(rho))
+        cost = Share(share.accounting, rho=round_up(rho))
     else:
         eps = sum(
             (pure_epsilon(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0)
         )
         if eps > Fraction(share.epsilon or 0):
             raise InternalError("quantile calibration overspends its epsilon")
-        delta = 0.0 if share.accounting == "approx" else None
+        delta = 0.0 if share.accountant.splits_delta else None
         cost = Share(share.accounting, epsilon=round_up(eps), delta=delta)
     return QuantileMechanism(spec, ctx, scales, cost)
 

@@ -92,15 +92,15 @@ def calibrate_parameters(
     each = share.split(parts)
     cells = ctx.symmetric_distance if ctx.grouped else 1  # cells one unit can touch
     steps = steps_per_row * ctx.symmetric_distance
-    if each.accounting == "approx" and each.delta:
+    if each.accountant.splits_delta and each.delta:  # (ε, δ): Laplace noise
         eps, cell_delta = Fraction(each.epsilon or 0) / cells, Fraction(each.delta) / cells
         log_term = Fraction(math.log(2 / float(cell_delta)) * (1 + 1e-12))  # rounded up
         params = SmoothParameters("laplace", round_down(eps / 2), round_down(eps / 2 / log_term),
                                   steps)  # fmt: skip
         spent = parts * cell_delta * cells
-        cost = Share("approx", epsilon=round_up(parts * eps * cells), delta=round_up(spent))
+        cost = Share(each.accounting, epsilon=round_up(parts * eps * cells), delta=round_up(spent))
     else:
-        if each.accounting == "zcdp":  # ε-DP ⇒ ε²/2-zCDP: the largest ε with ε²/2 ≤ ρ
+        if each.accountant.in_rho:  # ε-DP ⇒ ε²/2-zCDP: the largest ε with ε²/2 ≤ ρ
             epsilon = round_down(Fraction(math.sqrt(2 * (each.rho or 0))))
             while Fraction(epsilon) ** 2 / 2 > Fraction(each.rho or 0):
                 epsilon = math.nextafter(epsilon, 0)
@@ -109,10 +109,10 @@ def calibrate_parameters(
         eps = Fraction(epsilon) / cells
         params = SmoothParameters("cauchy", round_down(eps * CAUCHY_A), round_down(eps * CAUCHY_B),
                                   steps)  # fmt: skip
-        if each.accounting == "zcdp":
-            cost = Share("zcdp", rho=round_up(parts * Fraction(epsilon) ** 2 / 2))
+        if each.accountant.in_rho:
+            cost = Share(each.accounting, rho=round_up(parts * Fraction(epsilon) ** 2 / 2))
         else:
-            delta = 0.0 if each.accounting == "approx" else None
+            delta = 0.0 if each.accountant.splits_delta else None
             cost = Share(each.accounting, epsilon=round_up(parts * Fraction(epsilon)), delta=delta)
     if not (params.a > 0 and params.beta > 0):
         raise BudgetError("The budget is too small for a smooth-sensitivity statistic.")

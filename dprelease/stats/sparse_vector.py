@@ -69,9 +69,10 @@ def calibrate_sparse_vector(
         )
     if isinstance(threshold, bool) or not isinstance(threshold, int):
         raise PlanError(f"The threshold T must be a whole number, got {threshold!r}.")
-    epsilon = share.epsilon if share.accounting != "zcdp" else float(np.sqrt(2 * (share.rho or 0)))
+    in_rho = share.accountant.in_rho
+    epsilon = float(np.sqrt(2 * (share.rho or 0))) if in_rho else share.epsilon
     assert epsilon is not None
-    if share.accounting == "zcdp":  # keep c·ε'²/2 within ρ after rounding
+    if in_rho:  # keep c·ε'²/2 within ρ after rounding
         epsilon = float(np.nextafter(epsilon, 0))
     per_round = epsilon / max_positives
     while max_positives * Fraction(per_round) > Fraction(epsilon):  # c rounds within ε, exactly
@@ -81,15 +82,15 @@ def calibrate_sparse_vector(
     query_noise = Noise(DISCRETE_LAPLACE.name, laplace_scale(per_round / 4, delta))
     svt = SparseVector(threshold, max_positives, delta, threshold_noise, query_noise, share)
     spent = svt.epsilon
-    if share.accounting == "zcdp":
-        cost = Share("zcdp", rho=round_up(spent**2 / 2))
+    if in_rho:
+        cost = Share(share.accounting, rho=round_up(spent**2 / 2))
         if spent**2 / 2 > Fraction(share.rho or 0):
             raise PlanError("The sparse vector's rho does not fit its share; raise rho.")
     else:
         cost = Share(
             share.accounting,
             epsilon=round_up(spent),
-            delta=0.0 if share.accounting == "approx" else None,
+            delta=0.0 if share.accountant.splits_delta else None,
         )
     return SparseVector(threshold, max_positives, delta, threshold_noise, query_noise, cost)
 

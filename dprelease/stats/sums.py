@@ -94,11 +94,11 @@ def l2_upper(sens: Sensitivity) -> float:
 
 def noise_for(share: Share, sens: Sensitivity) -> Noise:
     """The accountant's mechanism calibrated to the share (scales rounded up, checked exactly)."""
-    if share.accounting == "zcdp":
+    if share.accountant.in_rho:
         assert share.rho is not None
         return Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(share.rho, sens.l2_squared))
     assert share.epsilon is not None
-    if share.accounting == "approx":
+    if share.accountant.splits_delta:  # (ε, δ) Gaussian
         if not share.delta:
             raise InternalError("a Gaussian sum needs a delta share > 0")
         return Noise(GAUSSIAN.name, gaussian_sigma(share.epsilon, share.delta, l2_upper(sens)))

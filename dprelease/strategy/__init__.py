@@ -7,9 +7,10 @@
 - `optimise`: the budget split (multiplicative updates, and a drop search under pure DP).
 - `merge`: under pure DP, unions of two measured marginals where one beats its two parts.
 - `cost`: the error model's size and each search's work, from the tables alone (issue 25).
-- `select`: `select_strategy`, the public entry point; cached per table set.
-- `accountant`: `choose_accountant` for `accounting: auto`.
-- `counted`: what a release counts from the data (the tables and those unions).
+- `select`: `select_strategy`, the public entry point; cached per table set. It is given
+  the accountant (`StrategyAccountant`: its shape and the noise its shares buy), so the
+  strategy sits below accounting/, which asks it for `accounting: auto` (`accounting.auto`)
+  and `strategy: auto` (`accounting.strategy_allocation`).
 - `topdown`: non-negative whole tables that keep their parents' sums (post-processing).
 
 Public names are re-exported lazily (imported on first use).
@@ -20,22 +21,18 @@ from typing import Any
 from dprelease._lazy import lazy_attribute
 
 _HOMES = {
-    "AccountantChoice": "accountant",
     "MeasuredMarginal": "select",
     "Strategy": "select",
     "TableAccuracy": "select",
     "WorkloadTable": "select",
-    "choose_accountant": "accountant",
     "select_strategy": "select",
 }
 
 __all__ = [
-    "AccountantChoice",
     "MeasuredMarginal",
     "Strategy",
     "TableAccuracy",
     "WorkloadTable",
-    "choose_accountant",
     "select_strategy",
 ]
 

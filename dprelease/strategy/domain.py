@@ -7,7 +7,7 @@ is an attribute with two levels (itself, summed out). A table is then a `Margina
 per attribute. Marginal A *determines* B (B's cells are sums of A's) when A's level is finer
 or equal on every attribute, and B keeps every *partial* attribute A keeps (a discovered
 domain leaves rare values out: summing it out would lose those rows; see
-`dprelease.postprocess.subtables`). So neither the downward closure nor a union derives a
+`dprelease.plan.subtables`). So neither the downward closure nor a union derives a
 table without the column from one with it.
 
 Built from the plan's schema and the tables' `by` only: public, no data.
@@ -23,7 +23,7 @@ from functools import cached_property
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
-from dprelease.postprocess.subtables import ancestor_codes, ancestors, is_partial
+from dprelease.plan.subtables import ancestor_codes, ancestors, is_partial
 
 Marginal = tuple[int, ...]  # one level index per attribute
 

@@ -20,7 +20,7 @@ per-group factor (`cell_variances`).
 A partial attribute (a discovered domain: rows with rare values are in no cell) splits the
 data into *universes*: a marginal that keeps partial attributes U counts only the rows whose
 values of U are in their domains, so its sums are not the sums of a marginal without them.
-Least squares never links two universes (`dprelease.postprocess.subtables`), so the rows
+Least squares never links two universes (`dprelease.plan.subtables`), so the rows
 (S, level) are kept per universe: a candidate informs, and a table reads, only the rows of its
 own universe, where the algebra above holds over the restricted domain. Without partial
 attributes there is one universe and nothing changes.

@@ -19,26 +19,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
-from dprelease.accounting.composition import check_within, epsilon_to_zcdp, exact_sum
-from dprelease.accounting.mechanisms.discrete_gaussian import (
-    DISCRETE_GAUSSIAN,
-    discrete_gaussian_sigma,
-)
-from dprelease.accounting.mechanisms.discrete_laplace import (
-    DISCRETE_LAPLACE,
-    laplace_epsilon,
-    laplace_scale,
-)
-from dprelease.accounting.mechanisms.gaussian import GAUSSIAN, gaussian_sigma
-from dprelease.accounting.mechanisms.registry import Noise
-from dprelease.accounting.shares import fit_exactly
-from dprelease.errors import BudgetError, PlanError, quote
+from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.cost import Effort, excess, fits, model_size, too_large
@@ -52,9 +38,41 @@ from dprelease.strategy.optimise import (
 )
 from dprelease.strategy.residual import ErrorModel
 
-StrategyAccounting = Literal["pure", "zcdp", "approx"]
+StrategyAccounting = str  # the name of an accountant that `chooses_strategy`
 StrategyKind = Literal["auto", "workload"]
 _NEGLIGIBLE = 1e-9  # of the largest share
+
+
+class NoiseLike(Protocol):
+    """What the strategy reads of a measurement's noise: its variance per cell."""
+
+    @property
+    def variance(self) -> float: ...
+
+
+N = TypeVar("N", bound=NoiseLike)
+
+
+class StrategyAccountant(Protocol[N]):
+    """What the strategy needs of an accountant (`dprelease.accounting.accountants`): its
+    name, the shape its shares are optimised for (L1 Laplace or L2 Gaussian noise) and the
+    noise that rounded shares buy. The accountant is handed in, so the strategy imports
+    nothing of accounting/ (the layers: accounting/ asks the strategy, never the reverse)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def strategy_shape(self) -> Literal["laplace", "gaussian"]: ...
+
+    def strategy_noises(
+        self,
+        shape: Sequence[float],
+        sens: Sensitivity,
+        epsilon: float,
+        delta: float | None,
+        rho: float | None,
+    ) -> tuple[list[float], list[N], float | None]: ...
 
 
 @dataclass(frozen=True)
@@ -71,7 +89,7 @@ class WorkloadTable:
 
 
 @dataclass(frozen=True)
-class MeasuredMarginal:
+class MeasuredMarginal(Generic[N]):
     """One marginal the release measures, its budget share and its noise (all public).
 
     `share` is in the accountant's additive unit: ε (pure), ρ (zcdp), u = Δ₂²/σ² (approx).
@@ -80,24 +98,9 @@ class MeasuredMarginal:
     name: str
     by: tuple[str, ...]
     cells: int
-    noise: Noise
+    noise: N
     share: float
     sensitivity: Sensitivity
-
-    def to_dict(self, accounting: StrategyAccounting) -> dict[str, Any]:
-        """An entry of `plan --json` `measurements`, in the form of `tables`."""
-        return {
-            "name": self.name,
-            "by": list(self.by),
-            "cells": self.cells,
-            "mechanism": self.noise.mechanism,
-            "sensitivity": {"l1": self.sensitivity.l1, "l2": self.sensitivity.l2},
-            "epsilon": self.share if accounting == "pure" else None,
-            "delta": None,
-            "rho": self.share if accounting == "zcdp" else None,
-            "noise_scale": self.noise.scale,
-            "noise_std": self.noise.std,
-        }
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ class TableAccuracy:
 
 
 @dataclass(frozen=True)
-class Strategy:
+class Strategy(Generic[N]):
     """What to measure and what it buys, under one accountant."""
 
     accounting: StrategyAccounting
@@ -119,7 +122,7 @@ class Strategy:
     epsilon: float
     delta: float | None
     rho: float | None  # the zCDP total (zcdp only)
-    measurements: tuple[MeasuredMarginal, ...]
+    measurements: tuple[MeasuredMarginal[N], ...]
     tables: tuple[TableAccuracy, ...]
     workload_error: float  # Σ_B w_B · total_variance_B / cells_B (weighted per-cell MSE)
 
@@ -240,70 +243,25 @@ def _pure_value(model: ErrorModel, w: np.ndarray, l1: int, epsilon: float, x: np
     return model.objective(p, w)[0]
 
 
-def _fit(shares: list[float], room: Fraction) -> list[float]:
-    return fit_exactly(shares, range(len(shares)), room)
-
-
-def _noises(
-    accounting: StrategyAccounting,
-    shape: Sequence[float],
-    sens: Sensitivity,
-    epsilon: float,
-    delta: float | None,
-    rho: float | None = None,
-) -> tuple[list[float], list[Noise], float | None]:
-    """Round the shape into shares that fit exactly, and the noise each share buys."""
-    if accounting == "pure":
-        shares = _fit([epsilon * q for q in shape], Fraction(epsilon))
-        noises = [Noise(DISCRETE_LAPLACE.name, laplace_scale(s, sens.l1)) for s in shares]
-        check_within(
-            exact_sum([float(laplace_epsilon(n.scale, sens.l1)) for n in noises]),
-            Fraction(epsilon),
-            "epsilon",
-        )
-        return shares, noises, None
-    if delta is None:
-        raise BudgetError(f"{accounting} accounting needs delta.")
-    if accounting == "zcdp":
-        if rho is None:
-            rho, _ = epsilon_to_zcdp(epsilon, delta)
-        shares = _fit([rho * q for q in shape], Fraction(rho))
-        noises = [
-            Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(s, sens.l2_squared))
-            for s in shares
-        ]
-        spent = sum(
-            (Fraction(sens.l2_squared) / (2 * Fraction(n.scale) ** 2) for n in noises), Fraction(0)
-        )
-        check_within(spent, Fraction(rho), "rho")
-        return shares, noises, rho
-    unit_sigma = gaussian_sigma(epsilon, delta, 1.0)
-    room = 1 / Fraction(unit_sigma) ** 2  # Σ Δ₂²/σ_A² ≤ 1/σ*²: the set is one Gaussian
-    shares = _fit([float(room) * q for q in shape], room)
-    noises = [Noise(GAUSSIAN.name, discrete_gaussian_sigma(s / 2, sens.l2_squared)) for s in shares]
-    spent = sum((Fraction(sens.l2_squared) / Fraction(n.scale) ** 2 for n in noises), Fraction(0))
-    check_within(spent, room, "gaussian sensitivity")
-    return shares, noises, None
-
-
 def select_strategy(
     schema: Schema,
     tables: Sequence[WorkloadTable],
     sens: Sensitivity,
-    accounting: StrategyAccounting,
+    accountant: StrategyAccountant[N],
     epsilon: float,
     delta: float | None = None,
     kind: StrategyKind = "auto",
     *,
     rho: float | None = None,
-) -> Strategy:
-    """Measurements, their noise, and every table's exact expected LS error.
+) -> Strategy[N]:
+    """Measurements, their noise, and every table's exact expected LS error, under the
+    accountant (an object of `dprelease.accounting.accountants`).
 
     Under zcdp the total ρ is `rho` when given, else ρ(ε, δ) by the CKS bound."""
     if not tables:
         raise PlanError("The plan has no tables to measure.")
     domain, workload, weights = _workload(schema, tables)
-    if accounting == "pure":
+    if accountant.strategy_shape == "laplace":
         candidates, shape = _laplace_shape(domain, workload, weights, kind, sens.l1, epsilon)
         model = _model_over(domain, workload, candidates)
     else:
@@ -313,8 +271,9 @@ def select_strategy(
     # leaving it unspent costs at most 1e-9 of the budget
     floor = _NEGLIGIBLE * max(shape)
     used = [j for j, q in enumerate(shape) if q > floor]
-    shares, noises, total_rho = _noises(
-        accounting, [shape[j] for j in used], sens, epsilon, delta, rho
+    # the accountant rounds the shape into shares that fit exactly, and prices their noise
+    shares, noises, total_rho = accountant.strategy_noises(
+        [shape[j] for j in used], sens, epsilon, delta, rho
     )
     precisions = np.zeros(len(model.candidates))
     for j, noise in zip(used, noises, strict=True):
@@ -341,7 +300,7 @@ def select_strategy(
         for t, m, v in zip(tables, workload, totals, strict=True)
     )
     strategy = Strategy(
-        accounting=accounting,
+        accounting=accountant.name,
         kind=kind,
         epsilon=epsilon,
         delta=delta,
@@ -356,7 +315,7 @@ def select_strategy(
         # The optimiser's shape (esp. the pure one, fitted to the continuous Laplace) can land
         # above the tables as listed; never return worse than measuring them as listed.
         listed = select_strategy(
-            schema, tables, sens, accounting, epsilon, delta, "workload", rho=rho
+            schema, tables, sens, accountant, epsilon, delta, "workload", rho=rho
         )
         if listed.workload_error < strategy.workload_error:
             return replace(listed, kind="auto")

@@ -9,7 +9,7 @@ from dprelease.accounting.allocation import allocate
 from dprelease.plan.model import Postprocess
 from dprelease.plan.parse import parse_plan
 from dprelease.plan.schema import CategoricalColumn
-from dprelease.postprocess.subtables import cell_map, shared_key
+from dprelease.plan.subtables import cell_map, shared_key
 
 GEO_COLUMNS: dict[str, Any] = {
     "state": {"kind": "categorical", "domain": ["A", "B"]},
@@ -66,7 +66,7 @@ def assert_consistent(plan, released: dict[str, np.ndarray], exact: bool) -> Non
 
 
 def children_sum(plan, values: np.ndarray, child: str, by: tuple[str, ...]) -> np.ndarray:
-    """Independent of dprelease.postprocess.subtables: sum a table over `child` into its parent."""
+    """Independent of dprelease.plan.subtables: sum a table over `child` into its parent."""
     column = plan.schema[child]
     assert isinstance(column, CategoricalColumn) and column.parent_map is not None
     parent = plan.schema[column.parent]

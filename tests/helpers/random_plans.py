@@ -8,9 +8,11 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from dprelease.accounting.accountants.registry import choices, takes_delta
+
 T = TypeVar("T")
 
-ACCOUNTINGS = ("auto", "pure", "zcdp", "approx", "advanced")
+ACCOUNTINGS = choices()  # auto, then every registered accountant (the registry's order)
 DELTAS = (1e-12, 1e-10, 1e-8, 1e-6)
 
 
@@ -51,7 +53,7 @@ def random_plan(
         "allocation": choose(["optimal", "optimal", "equal"]),
         "strategy": choose(["auto", "auto", "workload"]),
     }
-    if accounting != "pure":
+    if takes_delta(accounting):
         budget["delta"] = choose(DELTAS)
     return {
         "version": 1,

@@ -125,12 +125,12 @@ def test_every_mechanism_allocate_can_choose_is_audited():
         _case_table(budget, neighbors, extra).noise.mechanism
         for _, budget, neighbors, extra, _ in CASES
     }
-    from dprelease.accounting.allocation import MECHANISM_OF
+    from dprelease.accounting.accountants.registry import ACCOUNTANTS
     from dprelease.accounting.mechanisms import MECHANISMS
 
-    assert {m.name for m in MECHANISM_OF.values()} <= audited
+    assert {a.mechanism.name for a in ACCOUNTANTS.values()} <= audited
     assert audited == set(MECHANISMS)  # every registered mechanism, not only today's choices
-    assert {c[1]["accounting"] for c in CASES} == set(MECHANISM_OF)
+    assert {c[1]["accounting"] for c in CASES} == set(ACCOUNTANTS)
 
 
 def test_neighbouring_shift_has_the_table_sensitivity():

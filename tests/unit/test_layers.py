@@ -19,13 +19,9 @@ from collections import Counter, defaultdict
 from helpers.imports import PACKAGE, imports, modules
 
 AGAINST_THE_ORDER: dict[tuple[str, str], int] = {
-    ("accounting", "postprocess"): 1,
     ("accounting", "stats"): 2,  # allocate hands a plan with statistics to stats.allocation
-    ("accounting", "strategy"): 9,
-    ("data", "strategy"): 3,
     ("plan", "data"): 1,
     ("postprocess", "release"): 1,
-    ("postprocess", "strategy"): 3,
     ("release", "risk"): 1,
     ("stats", "commands"): 2,
     ("stats", "release"): 2,  # stats/command.py's types (it moves to the CLI: h-cli)

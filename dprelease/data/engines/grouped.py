@@ -23,12 +23,12 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
+from dprelease.accounting.counted import counted_tables
 from dprelease.data.count import encode_columns
 from dprelease.data.engines.result import CountResult, frozen_counts
 from dprelease.data.report import DataReport
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
-from dprelease.strategy.counted import counted_tables
 
 
 def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:

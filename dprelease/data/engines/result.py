@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from dprelease.accounting.counted import counted_tables
 from dprelease.data.count import TrueCounts
 from dprelease.data.report import DataReport
 from dprelease.plan.model import Plan
-from dprelease.strategy.counted import counted_tables
 
 BatchAccumulator = Callable[[pa.RecordBatch], Any]
 """A callable over every record batch of the data, all columns, as parsed (e.g. a fingerprint)."""
