@@ -82,7 +82,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     budget          Share (a budget in the accountant's unit), StatContext (who neighbours are)
     kind, registry  one StatisticKind object per kind and method (calibrate, draw, errors,
                     texts); the registry is the only importer of the statistic modules
-    quantile, sums, means, discovery   the statistics themselves
+    quantile, sums, means, discovery   the statistics themselves; smooth_quantile (a
+                    quantile by smooth sensitivity) and aggregate_mean (a mean by sample and
+                    aggregate) need no clamping bounds (issue 28.1)
     models          regression and PCA as statistics (issue 28.4), made of: moments (noisy
                     second moments of bounded rows), regression (linear, noisy sufficient
                     statistics), logistic (objective perturbation), pca (noisy covariance)

@@ -183,7 +183,7 @@ class MeanSpec:
 
 
 WIDE_RANGE = (-BOUND_LIMIT, BOUND_LIMIT)  # a robust statistic's public range when none is given
-DEFAULT_GROUPS = 1000  # sample-and-aggregate: disjoint random groups per cell
+DEFAULT_GROUPS = 200  # sample-and-aggregate: disjoint random groups per cell
 MAX_GROUPS = 10_000
 UNBOUNDED = {"quantile": "smooth_sensitivity", "mean": "sample_and_aggregate"}
 

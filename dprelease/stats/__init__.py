@@ -12,6 +12,9 @@ errors, their texts and its CSV labels. Its spec is the plan's (`dprelease.plan.
 - sums           clamp, fixed point, exact sensitivities, the accountant's noise
 - means          noisy sum / noisy count (post-processing); delta method and simulation
 - discovery      stability-based histogram: (ε, δ) keys above a threshold, sorted
+- smooth_quantile  quantiles by smooth sensitivity (NRS): no clamping bounds; Cauchy noise
+                 for pure ε, Laplace for (ε, δ)
+- aggregate_mean means by sample and aggregate: the exponential median of random groups' means
 - noise, ranks   the noise a draw is handed; the quantile's utility
 - entry          a statistic's budget entry (plan --json), its data-free error curve
 - allocation     statistics' and discoveries' shares, composed with the counts

@@ -1,7 +1,7 @@
 """Means without clamping bounds: sample and aggregate (Nissim, Raskhodnikova & Smith 2007).
 
 Each of a cell's rows is put in one of K groups, independently and uniformly at random (K is
-the plan's public `groups`, default 1000); each non-empty group's mean is one value of the
+the plan's public `groups`, default 200); each non-empty group's mean is one value of the
 aggregated set, and the release is a private median of that set: the exponential mechanism
 over the public grid of candidate means lo, lo + r, …, ≤ hi (`quantile`). The plan's bounds
 are a wide public range for that grid (values beyond it count as its ends), not a clamp

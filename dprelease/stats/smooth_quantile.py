@@ -295,8 +295,9 @@ class SmoothQuantileKind(StatisticKind[SmoothMechanism]):
     def choice(self, spec: StatSpec) -> str:
         return (
             "smooth sensitivity: no bounds to guess, no clamping bias; the noise follows how "
-            "spread the data are around the quantile (small for dense data, like incomes "
-            "around their median), at the price of heavy-tailed noise"
+            "spread the data are around the quantile (small for many rows, dense around it). "
+            "With few rows per cell give a wide public range (bounds): without one the "
+            "noise can reach ±1e15; Cauchy noise (pure ε, zcdp) has heavy tails"
         )
 
 
