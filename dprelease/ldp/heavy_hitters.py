@@ -1,0 +1,252 @@
+"""Heavy hitters under local DP: the most frequent values of a domain too large to list, by
+the prefix extending method (PEM; Wang, Li & Jha, "Locally differentially private heavy hitter
+identification", TDSC 2019) over a frequency oracle on hashed values.
+
+Respondent (the randomiser, ε-LDP): a value is a row of L bytes (`prefix`). Each respondent
+picks a level s ∈ {1..L} uniformly at random, independently of the value, fingerprints the
+value's prefix of length s, hashes the fingerprint into D = 2^20 − 1 buckets with a public
+hash, and sends (s, HR report of the bucket): Hadamard response over D + 1 = 2^20 outputs
+(`hadamard.py`). Given s, the report is HR, whose likelihood ratio is e^ε for any two buckets
+(and 1 for equal ones); s carries no information. So for any two values x, x' and output y,
+P[y | x] ≤ e^ε·P[y | x']: ε-LDP, whatever the hash, with nothing to compose.
+
+Aggregator (post-processing, free): level by level, the candidates are the kept prefixes of
+the previous level, each extended by every byte (256 children; a prefix that already ended
+only by the end byte). HR's estimates of all D buckets come from one Walsh–Hadamard transform
+(D·log D, independent of how many candidates are looked up); a candidate's estimate is its
+bucket's. The `keep` = 2·top best candidates go on; the last level's are whole values.
+Only values whose estimate clears z_{1−α/C}·σ₀ are reported (C candidates compared at the
+last level, σ₀ the standard deviation of a count near 0, α = 1 − confidence): the last level
+looks at thousands of candidates held by no one, and the largest of their noisy estimates is
+about 4σ₀; without this bound the top would be padded with such noise (Bonferroni: with
+probability ≥ 1 − α no value held by no one is reported). So fewer than `top` may come back.
+
+Estimates and margins (HR: p = e^ε/(e^ε+1), q* = 1/2): the last level's estimate, scaled by
+L (its respondents are a 1/L sample), is unbiased for a value's count up to hash collisions;
+its variance is `prefix.sampled_variance` with pad = 1, share = 1/L:
+
+    Var = L·(n_v·p(1−p) + (n − n_v)·q*(1−q*))/(p − q*)² + (L − 1)·n_v
+
+and the margin of error is z·√Var at the plug-in n_v = max(estimate, 0). Collisions: a
+bucket also holds the values that hash to it; the expected extra mass is at most m/D for a
+level of m respondents (under 0.1 respondents at m = 10^5), far below the noise.
+
+The result holds no true count; `n` (the number of reports) is kept for the dashboard's
+central-DP comparison. In a local-DP survey the collector sees how many reports arrive: LDP
+hides each answer, not who answered.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+from dprelease.errors import quote
+from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
+from dprelease.ldp.hadamard import HadamardResponse
+from dprelease.ldp.planner import central_histogram, normal_quantile
+from dprelease.ldp.prefix import (
+    PAD,
+    SEED,
+    check_max_length,
+    decode,
+    encode,
+    extend,
+    prefix_fingerprints,
+    sampled_variance,
+)
+
+BUCKETS = (1 << 20) - 1  # D: HR over D + 1 = 2^20 outputs; a 2^20 Walsh–Hadamard per level
+MAX_TOP = 1000
+ORACLE = HadamardResponse()
+BYTES = np.arange(256, dtype=np.uint8)
+
+
+def check_top(top: int) -> int:
+    if isinstance(top, bool) or not isinstance(top, int | np.integer) or not 1 <= top <= MAX_TOP:
+        raise LdpError(f"--top must be a whole number from 1 to {MAX_TOP}, got {quote(top)}.")
+    return int(top)
+
+
+@dataclass(frozen=True)
+class Hit:
+    value: str
+    estimate: float
+    moe: float
+
+
+@dataclass(frozen=True)
+class HeavyHitters:
+    """The top values with estimated counts and margins; no true count."""
+
+    epsilon: float
+    confidence: float
+    max_length: int
+    top: tuple[Hit, ...]
+    moe_near_zero: float  # the margin of error of a count near 0
+    threshold: float  # the smallest estimate reported: above the noise of every candidate
+    n: int = field(repr=False)  # reports received: for the central-DP comparison only
+    protocol: str = "PEM over Hadamard response on hashed prefixes"
+
+    def to_dict(self) -> dict[str, object]:
+        """The contract's JSON (`ldp heavy-hitters --json`): estimates and margins only."""
+        return {
+            "top": [{"value": h.value, "estimate": h.estimate, "moe": h.moe} for h in self.top],
+            "epsilon": self.epsilon,
+            "confidence": self.confidence,
+            "max_length": self.max_length,
+            "levels": self.max_length,
+            "buckets": BUCKETS + 1,
+            "protocol": self.protocol,
+            "moe_near_zero": self.moe_near_zero,
+            "threshold": self.threshold,
+        }
+
+
+def oracle_estimates(buckets: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """Randomise each respondent's bucket with HR; the unbiased estimate of every bucket."""
+    reports = ORACLE.randomise(buckets, epsilon, BUCKETS, rng)
+    counts = ORACLE.support(reports, epsilon, BUCKETS)
+    return ORACLE.probabilities(epsilon, BUCKETS).estimate(counts, len(buckets))
+
+
+# UTF-8 (RFC 3629): how many continuation bytes (0x80–0xBF) a byte announces; −1 = never first.
+_CONTINUATIONS = np.full(256, -1, dtype=np.int64)
+_CONTINUATIONS[:0x80] = 0
+_CONTINUATIONS[0xC2:0xE0] = 1
+_CONTINUATIONS[0xE0:0xF0] = 2
+_CONTINUATIONS[0xF0:0xF5] = 3
+_CONTINUATIONS[PAD] = 0
+
+
+def allowed_next(pending: np.ndarray, ended: np.ndarray) -> np.ndarray:
+    """(prefixes, 256): which bytes can follow each prefix in a value's byte row. Values are
+    UTF-8, so a prefix that is not (a continuation byte out of place, 0xC0, 0xF5…) is no one's:
+    a public rule, so dropping such candidates is post-processing. After the end byte only
+    the end byte follows."""
+    continuation = (BYTES >= 0x80) & (BYTES < 0xC0)
+    starts = _CONTINUATIONS[BYTES] >= 0
+    allowed = np.where(pending[:, None] > 0, continuation[None, :], starts[None, :])
+    allowed[ended] = BYTES == PAD
+    return allowed
+
+
+def prefix_search(
+    rows: np.ndarray, codes: np.ndarray, epsilon: float, keep: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """PEM: `rows` are the distinct values' byte rows, `codes` each respondent's row. Returns
+    the `keep` best whole values (byte rows), their last-level estimates (unscaled, best
+    first), and how many candidates the last level compared."""
+    length = rows.shape[1]
+    levels = rng.integers(0, length, size=len(codes))  # the level each respondent reports
+    fingerprints = prefix_fingerprints(rows)
+    kept_rows = np.zeros((1, 0), dtype=np.uint8)
+    kept_prints = np.array([SEED], dtype=np.uint64)
+    pending = np.zeros(1, dtype=np.int64)  # continuation bytes each kept prefix still needs
+    last_scores = np.zeros(0)
+    for s in range(length):
+        at_level = codes[levels == s]
+        estimates = oracle_estimates(fingerprints[at_level, s] % BUCKETS, epsilon, rng)
+        children = extend(kept_prints[:, None], BYTES[None, :])  # (kept, 256)
+        scores = estimates[(children % np.uint64(BUCKETS)).astype(np.int64)]
+        ended = kept_rows[:, -1] == PAD if s > 0 else np.zeros(len(kept_rows), dtype=bool)
+        scores[~allowed_next(pending, ended)] = -np.inf
+        flat = scores.ravel()
+        best = np.argpartition(-flat, min(keep, flat.size) - 1)[:keep]
+        best = best[np.argsort(-flat[best], kind="stable")]
+        best = best[np.isfinite(flat[best])]
+        parent, byte = np.divmod(best, 256)
+        kept_rows = np.column_stack([kept_rows[parent], byte.astype(np.uint8)])
+        kept_prints = children[parent, byte]
+        pending = np.where(
+            pending[parent] > 0, pending[parent] - 1, _CONTINUATIONS[byte.astype(np.int64)]
+        )
+        last_scores = flat[best]
+    return kept_rows, last_scores, int(np.count_nonzero(np.isfinite(scores)))
+
+
+def text_codes(texts: list[str | None], indices: np.ndarray, name: str) -> tuple[list[str], np.ndarray]:
+    """The non-empty distinct texts and each answering respondent's index into them (rows
+    without a value are left out)."""
+    present = [i for i, t in enumerate(texts) if t is not None and t.strip() != ""]
+    lookup = np.full(len(texts) + 1, -1, dtype=np.int64)
+    lookup[present] = np.arange(len(present))
+    codes = lookup[indices]
+    codes = codes[codes >= 0]
+    if len(codes) == 0:
+        raise LdpError(f"Column {quote(name)} has no value to report.")
+    return [texts[i] or "" for i in present], codes
+
+
+def heavy_hitters(
+    texts: list[str],
+    codes: np.ndarray,
+    epsilon: float,
+    top: int = 10,
+    max_length: int = 16,
+    confidence: float = 0.95,
+    rng: np.random.Generator | None = None,
+) -> HeavyHitters:
+    """Every respondent (codes: index into `texts`) randomises its value; the top values."""
+    epsilon, top = check_epsilon(epsilon), check_top(top)
+    max_length = check_max_length(max_length)
+    z = normal_quantile(confidence)
+    rows = encode(texts, max_length)
+    found, scores, compared = prefix_search(
+        rows, codes, epsilon, 2 * top, rng or secure_generator()
+    )
+    support = ORACLE.probabilities(epsilon, BUCKETS)
+    n, share = len(codes), 1 / max_length
+    sd_near_zero = float(np.sqrt(sampled_variance(support, n, 0.0, share=share)))
+    # The last level compares `compared` candidates, nearly all held by no one: only an
+    # estimate above the Bonferroni bound of their noise is told apart from it.
+    threshold = NormalDist().inv_cdf(1 - (1 - confidence) / max(compared, 1)) * sd_near_zero
+    hits = []
+    for row, score in zip(found, scores, strict=True):
+        estimate = float(score) * max_length
+        if estimate < threshold or len(hits) == top:
+            break
+        moe = z * float(np.sqrt(sampled_variance(support, n, estimate, share=share)))
+        hits.append(Hit(decode(row), estimate, moe))
+    return HeavyHitters(
+        epsilon, confidence, max_length, tuple(hits), z * sd_near_zero, threshold, n
+    )
+
+
+def central_respondents(result: HeavyHitters) -> float:
+    """How many respondents central DP needs for the same margin of error on a *share*: the
+    local share margin is moe/n (here of a count near 0); a central count's margin moe_c
+    (discrete Laplace, sensitivity 1) does not grow with n, so n_c = n·moe_c/moe."""
+    central = central_histogram(result.epsilon, result.confidence).moe
+    return result.n * central / result.moe_near_zero
+
+
+@dataclass(frozen=True)
+class TopAccuracy:
+    """CONFIDENTIAL (it reads true counts): how well the found values match the true top."""
+
+    precision: float
+    recall: float
+    in_true_top: tuple[bool, ...]
+
+
+def top_accuracy(
+    found: list[str], texts: list[str], codes: np.ndarray, max_length: int, k: int
+) -> TopAccuracy:
+    """Precision |F ∩ T|/|F| and recall |F ∩ T|/min(k, |T|), where T is the true top k (with
+    ties at the k-th count), values cut to `max_length` bytes as the search sees them."""
+    counts: Counter[str] = Counter()
+    per_text = np.bincount(codes, minlength=len(texts))
+    for text, count in zip(texts, per_text.tolist(), strict=True):
+        if count:
+            counts[decode(encode([text], max_length)[0])] += count
+    ranked = sorted(counts.values(), reverse=True)
+    threshold = ranked[min(k, len(ranked)) - 1]
+    truth = {v for v, c in counts.items() if c >= threshold}
+    flags = tuple(v in truth for v in found)
+    hits = sum(flags)
+    precision = hits / len(found) if found else 0.0
+    return TopAccuracy(precision, hits / min(k, len(truth)), flags)
