@@ -39,8 +39,10 @@ hides each answer, not who answered.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -233,20 +235,25 @@ class TopAccuracy:
     in_true_top: tuple[bool, ...]
 
 
-def top_accuracy(
-    found: list[str], texts: list[str], codes: np.ndarray, max_length: int, k: int
-) -> TopAccuracy:
-    """Precision |F ∩ T|/|F| and recall |F ∩ T|/min(k, |T|), where T is the true top k (with
-    ties at the k-th count), values cut to `max_length` bytes as the search sees them."""
+def true_value_counts(texts: list[str], codes: np.ndarray, max_length: int) -> Counter[str]:
+    """CONFIDENTIAL: each value's true count, values cut to `max_length` bytes as the search
+    sees them."""
     counts: Counter[str] = Counter()
     per_text = np.bincount(codes, minlength=len(texts))
     for text, count in zip(texts, per_text.tolist(), strict=True):
         if count:
             counts[decode(encode([text], max_length)[0])] += count
-    ranked = sorted(counts.values(), reverse=True)
+    return counts
+
+
+def precision_recall(found: Sequence[Hashable], truth: Counter[Any], k: int) -> TopAccuracy:
+    """Precision |F ∩ T|/|F| and recall |F ∩ T|/min(k, |T|), T the true top k (with the
+    values tied at the k-th count)."""
+    if not truth:
+        return TopAccuracy(0.0, 0.0, tuple(False for _ in found))
+    ranked = sorted(truth.values(), reverse=True)
     threshold = ranked[min(k, len(ranked)) - 1]
-    truth = {v for v, c in counts.items() if c >= threshold}
-    flags = tuple(v in truth for v in found)
-    hits = sum(flags)
-    precision = hits / len(found) if found else 0.0
-    return TopAccuracy(precision, hits / min(k, len(truth)), flags)
+    top = {v for v, c in truth.items() if c >= threshold}
+    flags = tuple(v in top for v in found)
+    precision = sum(flags) / len(found) if found else 0.0
+    return TopAccuracy(precision, sum(flags) / min(k, len(top)), flags)
