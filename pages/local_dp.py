@@ -19,6 +19,7 @@ from dprelease.ldp import (
 )
 from ui.ldp_charts import respondents_for_target, simulation_bars
 from ui.ldp_charts import variance_against_epsilon as variance_chart
+from ui.ldp_heavy import render_heavy_hitters, render_itemsets
 from ui.markdown import md_error, md_lines, static_table
 from ui.state import current_plan, parsed_table, require_upload, workspace
 
@@ -217,3 +218,6 @@ if schemes_kept is not None and ws.upload is not None and schemes_kept[0] == ws.
     )
     better = "sampling" if sum(rmse["sample"]) < sum(rmse["split"]) else "splitting ε"
     st.caption(f"On your data, {better} gave the smaller error (after projection).")
+
+render_heavy_hitters(ws, float(epsilon))
+render_itemsets(ws, float(epsilon))

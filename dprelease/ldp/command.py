@@ -1,4 +1,5 @@
-"""`python -m dprelease ldp plan|simulate`: argument definitions and runners.
+"""`python -m dprelease ldp plan|simulate`: argument definitions and runners (and the
+registration of `heavy-hitters` and `itemsets`, whose runners are in `heavy_command`).
 
 `ldp simulate` prints CONFIDENTIAL figures (true counts against the estimates) for the data
 holder; nothing is written to a file.
@@ -11,6 +12,7 @@ import json
 from typing import Any
 
 from dprelease.errors import quote
+from dprelease.ldp import heavy_command
 
 
 def add_parser(commands: Any) -> None:
@@ -36,11 +38,14 @@ def add_parser(commands: Any) -> None:
         "distinct values, acceptable only because the simulation stays with you)",
     )
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
+    heavy_command.add_parsers(sub)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.ldp_command == "plan":
         return _plan(args)
+    if args.ldp_command in heavy_command.RUNNERS:
+        return heavy_command.RUNNERS[args.ldp_command](args)
     return _simulate(args)
 
 

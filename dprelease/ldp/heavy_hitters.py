@@ -170,7 +170,9 @@ def prefix_search(
     return kept_rows, last_scores, int(np.count_nonzero(np.isfinite(scores)))
 
 
-def text_codes(texts: list[str | None], indices: np.ndarray, name: str) -> tuple[list[str], np.ndarray]:
+def text_codes(
+    texts: list[str | None], indices: np.ndarray, name: str
+) -> tuple[list[str], np.ndarray]:
     """The non-empty distinct texts and each answering respondent's index into them (rows
     without a value are left out)."""
     present = [i for i, t in enumerate(texts) if t is not None and t.strip() != ""]
@@ -206,7 +208,7 @@ def heavy_hitters(
     # The last level compares `compared` candidates, nearly all held by no one: only an
     # estimate above the Bonferroni bound of their noise is told apart from it.
     threshold = NormalDist().inv_cdf(1 - (1 - confidence) / max(compared, 1)) * sd_near_zero
-    hits = []
+    hits: list[Hit] = []
     for row, score in zip(found, scores, strict=True):
         estimate = float(score) * max_length
         if estimate < threshold or len(hits) == top:

@@ -55,9 +55,9 @@ from dprelease.ldp.simulation import project_to_simplex
 
 SEPARATOR = ";"
 AMBIGUOUS = "|"
-SIZE_CAP = 16
+SIZE_CAP = 8
 PERCENTILE = 0.9
-SHARES = {"candidates": 0.35, "sizes": 0.05, "items": 0.25, "pairs": 0.35}
+SHARES = {"candidates": 0.35, "sizes": 0.1, "items": 0.25, "pairs": 0.3}
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,14 @@ def frequent_itemsets(
     items = [
         Hit(candidates[i], e, m)
         for i, e, m in _top(
-            item_estimates[:c], boost, pad, shares[2], epsilon, item_protocol, n, top,
+            item_estimates[:c],
+            boost,
+            pad,
+            shares[2],
+            epsilon,
+            item_protocol,
+            n,
+            top,
             confidence,
         )
     ]
@@ -255,8 +262,15 @@ def frequent_itemsets(
         pairs = [
             PairHit(_pair(candidates[names[k][0]], candidates[names[k][1]]), e, m)
             for k, e, m in _top(
-                pair_estimates[: d - 1], 1.0, pad_pairs, shares[3], epsilon,
-                pair_protocol, n, top, confidence,
+                pair_estimates[: d - 1],
+                1.0,
+                pad_pairs,
+                shares[3],
+                epsilon,
+                pair_protocol,
+                n,
+                top,
+                confidence,
             )
         ]
     return Itemsets(epsilon, confidence, max_length, pad, tuple(items), tuple(pairs), n)

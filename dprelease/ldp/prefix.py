@@ -26,7 +26,9 @@ MAX_LENGTH = 64  # bytes: each byte is a round of the prefix search, and a share
 
 def check_max_length(max_length: int) -> int:
     if isinstance(max_length, bool) or not isinstance(max_length, int | np.integer):
-        raise LdpError(f"The maximum length must be a whole number of bytes, got {quote(max_length)}.")
+        raise LdpError(
+            f"The maximum length must be a whole number of bytes, got {quote(max_length)}."
+        )
     if not 1 <= max_length <= MAX_LENGTH:
         raise LdpError(
             f"The maximum length must be from 1 to {MAX_LENGTH} bytes, got {quote(max_length)}."
