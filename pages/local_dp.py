@@ -142,6 +142,8 @@ elif not columns:
     )
 
 # --- CONFIDENTIAL -------------------------------------------------------------------------
+render_heavy_hitters(ws, float(epsilon))  # these need data, not a plan
+render_itemsets(ws, float(epsilon))
 st.subheader("Simulation on your data")
 st.warning(
     "**CONFIDENTIAL — for your eyes only.** The simulation randomises your data as "
@@ -218,6 +220,3 @@ if schemes_kept is not None and ws.upload is not None and schemes_kept[0] == ws.
     )
     better = "sampling" if sum(rmse["sample"]) < sum(rmse["split"]) else "splitting ε"
     st.caption(f"On your data, {better} gave the smaller error (after projection).")
-
-render_heavy_hitters(ws, float(epsilon))
-render_itemsets(ws, float(epsilon))

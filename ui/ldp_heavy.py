@@ -25,6 +25,13 @@ HEAVY_KEY = "ldp_heavy_hitters"
 ITEMSETS_KEY = "ldp_itemsets"
 
 
+CONFIDENTIAL = (
+    "**CONFIDENTIAL — for your eyes only.** Every row of your data is randomised as its "
+    "respondent would; the estimates are local-DP outputs, but precision and recall read the "
+    "true values. Nothing here can be downloaded."
+)
+
+
 def _controls(ws: Workspace, prefix: str) -> tuple[str, int, int]:
     left, middle, right = st.columns(3)
     column = left.selectbox("Column", parsed_table(ws).column_names, key=f"{prefix}_column")
@@ -65,6 +72,10 @@ def render_heavy_hitters(ws: Workspace, epsilon: float) -> None:
         "aggregator extends frequent prefixes byte by byte, so no list of possible answers "
         "is needed. Only values whose estimate stands above the noise are returned."
     )
+    if ws.upload is None:
+        st.info("Load data on the Data page to find its heavy hitters.")
+        return
+    st.warning(CONFIDENTIAL, icon=":material/lock:")
     column, top, length = _controls(ws, "ldp_hh")
     if st.button("Find heavy hitters", key="ldp_hh_run"):
         try:
@@ -104,6 +115,9 @@ def render_itemsets(ws: Workspace, epsilon: float) -> None:
         "Respondents pad their list to a common length and report one item, or one pair, "
         "chosen at random."
     )
+    if ws.upload is None:
+        st.info("Load data on the Data page to find its frequent items.")
+        return
     column, top, length = _controls(ws, "ldp_is")
     if st.button("Find frequent items and pairs", key="ldp_is_run"):
         try:
