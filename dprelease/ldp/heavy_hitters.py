@@ -108,11 +108,22 @@ class HeavyHitters:
         }
 
 
-def oracle_estimates(buckets: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """Randomise each respondent's bucket with HR; the unbiased estimate of every bucket."""
-    reports = ORACLE.randomise(buckets, epsilon, BUCKETS, rng)
-    counts = ORACLE.support(reports, epsilon, BUCKETS)
-    return ORACLE.probabilities(epsilon, BUCKETS).estimate(counts, len(buckets))
+def respond(
+    fingerprints: np.ndarray, codes: np.ndarray, epsilon: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """THE RANDOMISER, run by each respondent (vectorised over them): `fingerprints[c, s]` is
+    the fingerprint of value c's prefix of length s + 1. A level s, uniform and independent of
+    the value; the prefix's bucket; its HR report. Returns (levels, reports)."""
+    levels = rng.integers(0, fingerprints.shape[1], size=len(codes))
+    buckets = (fingerprints[codes, levels] % np.uint64(BUCKETS)).astype(np.int64)
+    (reports,) = ORACLE.randomise(buckets, epsilon, BUCKETS, rng)
+    return levels, reports
+
+
+def level_estimates(reports: np.ndarray, epsilon: float) -> np.ndarray:
+    """The aggregator: the unbiased estimate of every bucket from one level's HR reports."""
+    counts = ORACLE.support((reports,), epsilon, BUCKETS)
+    return ORACLE.probabilities(epsilon, BUCKETS).estimate(counts, len(reports))
 
 
 # UTF-8 (RFC 3629): how many continuation bytes (0x80–0xBF) a byte announces; −1 = never first.
@@ -143,15 +154,14 @@ def prefix_search(
     the `keep` best whole values (byte rows), their last-level estimates (unscaled, best
     first), and how many candidates the last level compared."""
     length = rows.shape[1]
-    levels = rng.integers(0, length, size=len(codes))  # the level each respondent reports
-    fingerprints = prefix_fingerprints(rows)
+    levels, reports = respond(prefix_fingerprints(rows), codes, epsilon, rng)
     kept_rows = np.zeros((1, 0), dtype=np.uint8)
     kept_prints = np.array([SEED], dtype=np.uint64)
     pending = np.zeros(1, dtype=np.int64)  # continuation bytes each kept prefix still needs
     last_scores = np.zeros(0)
+    scores = np.zeros((1, 256))
     for s in range(length):
-        at_level = codes[levels == s]
-        estimates = oracle_estimates(fingerprints[at_level, s] % BUCKETS, epsilon, rng)
+        estimates = level_estimates(reports[levels == s], epsilon)
         children = extend(kept_prints[:, None], BYTES[None, :])  # (kept, 256)
         scores = estimates[(children % np.uint64(BUCKETS)).astype(np.int64)]
         ended = kept_rows[:, -1] == PAD if s > 0 else np.zeros(len(kept_rows), dtype=bool)
