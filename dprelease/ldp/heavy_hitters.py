@@ -4,32 +4,33 @@ identification", TDSC 2019) over a frequency oracle on hashed values.
 
 Respondent (the randomiser, ε-LDP): a value is a row of L bytes (`prefix`). Each respondent
 picks a level s ∈ {1..L} uniformly at random, independently of the value, fingerprints the
-value's prefix of length s, hashes the fingerprint into D = 2^20 − 1 buckets with a public
-hash, and sends (s, HR report of the bucket): Hadamard response over D + 1 = 2^20 outputs
-(`hadamard.py`). Given s, the report is HR, whose likelihood ratio is e^ε for any two buckets
-(and 1 for equal ones); s carries no information. So for any two values x, x' and output y,
-P[y | x] ≤ e^ε·P[y | x']: ε-LDP, whatever the hash, with nothing to compose.
+value's prefix of length s, keeps its low BITS = 20 bits (a public hash into 2^20 values),
+and sends (s, report) where the report is local hashing with a random linear hash over GF(2)
+(`linear_hashing`): given the hash matrix, GRR over g buckets, likelihood ratio ≤ e^ε for any
+two inputs (1 for equal ones); s and the matrix carry no information. So for any two values
+x, x' and output y, P[y | x] ≤ e^ε·P[y | x']: ε-LDP, whatever the hashes, nothing composed.
 
 Aggregator (post-processing, free): level by level, the candidates are the kept prefixes of
-the previous level, each extended by every byte (256 children; a prefix that already ended
-only by the end byte). HR's estimates of all D buckets come from one Walsh–Hadamard transform
-(D·log D, independent of how many candidates are looked up); a candidate's estimate is its
-bucket's. The `keep` = 2·top best candidates go on; the last level's are whole values.
-Only values whose estimate clears z_{1−α/C}·σ₀ are reported (C candidates compared at the
-last level, σ₀ the standard deviation of a count near 0, α = 1 − confidence): the last level
-looks at thousands of candidates held by no one, and the largest of their noisy estimates is
-about 4σ₀; without this bound the top would be padded with such noise (Bonferroni: with
-probability ≥ 1 − α no value held by no one is reported). So fewer than `top` may come back.
+the previous level, each extended by every byte that can follow it in UTF-8 (a prefix that
+already ended only by the end byte). The oracle's estimates of all 2^20 hashed values come
+from one Walsh–Hadamard transform (independent of how many candidates are looked up); a
+candidate's estimate is its hashed value's. The `keep` = 2·top best candidates go on; the
+last level's are whole values. Only values whose estimate clears z_{1−α/C}·σ₀ are reported
+(C candidates compared at the last level, σ₀ the standard deviation of a count near 0,
+α = 1 − confidence): the last level looks at thousands of candidates held by no one, and the
+largest of their noisy estimates is about 4σ₀; without this bound the top would be padded
+with such noise (Bonferroni: with probability ≥ 1 − α no value held by no one is reported).
+So fewer than `top` may come back.
 
-Estimates and margins (HR: p = e^ε/(e^ε+1), q* = 1/2): the last level's estimate, scaled by
-L (its respondents are a 1/L sample), is unbiased for a value's count up to hash collisions;
+Estimates and margins (p = e^ε/(e^ε+g−1), q* = 1/g): the last level's estimate, scaled by L
+(its respondents are a 1/L sample), is unbiased for a value's count up to hash collisions;
 its variance is `prefix.sampled_variance` with pad = 1, share = 1/L:
 
     Var = L·(n_v·p(1−p) + (n − n_v)·q*(1−q*))/(p − q*)² + (L − 1)·n_v
 
 and the margin of error is z·√Var at the plug-in n_v = max(estimate, 0). Collisions: a
-bucket also holds the values that hash to it; the expected extra mass is at most m/D for a
-level of m respondents (under 0.1 respondents at m = 10^5), far below the noise.
+hashed value also collects the values that share it; the expected extra mass is at most
+m/2^20 for a level of m respondents (under 0.1 respondents at m = 10^5), far below the noise.
 
 The result holds no true count; `n` (the number of reports) is kept for the dashboard's
 central-DP comparison. In a local-DP survey the collector sees how many reports arrive: LDP
@@ -48,7 +49,7 @@ import numpy as np
 
 from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
-from dprelease.ldp.hadamard import HadamardResponse
+from dprelease.ldp import linear_hashing
 from dprelease.ldp.planner import central_histogram, normal_quantile
 from dprelease.ldp.prefix import (
     PAD,
@@ -61,9 +62,9 @@ from dprelease.ldp.prefix import (
     sampled_variance,
 )
 
-BUCKETS = (1 << 20) - 1  # D: HR over D + 1 = 2^20 outputs; a 2^20 Walsh–Hadamard per level
+BITS = 20  # prefixes hashed into 2^20 values: a 2^20 Walsh–Hadamard transform per level
+MASK = np.uint64((1 << BITS) - 1)
 MAX_TOP = 1000
-ORACLE = HadamardResponse()
 BYTES = np.arange(256, dtype=np.uint8)
 
 
@@ -91,7 +92,7 @@ class HeavyHitters:
     moe_near_zero: float  # the margin of error of a count near 0
     threshold: float  # the smallest estimate reported: above the noise of every candidate
     n: int = field(repr=False)  # reports received: for the central-DP comparison only
-    protocol: str = "PEM over Hadamard response on hashed prefixes"
+    protocol: str = "PEM over local hashing (linear, GF(2)) of hashed prefixes"
 
     def to_dict(self) -> dict[str, object]:
         """The contract's JSON (`ldp heavy-hitters --json`): estimates and margins only."""
@@ -101,7 +102,8 @@ class HeavyHitters:
             "confidence": self.confidence,
             "max_length": self.max_length,
             "levels": self.max_length,
-            "buckets": BUCKETS + 1,
+            "hashed_values": 1 << BITS,
+            "buckets": linear_hashing.buckets(self.epsilon),
             "protocol": self.protocol,
             "moe_near_zero": self.moe_near_zero,
             "threshold": self.threshold,
@@ -110,20 +112,21 @@ class HeavyHitters:
 
 def respond(
     fingerprints: np.ndarray, codes: np.ndarray, epsilon: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """THE RANDOMISER, run by each respondent (vectorised over them): `fingerprints[c, s]` is
     the fingerprint of value c's prefix of length s + 1. A level s, uniform and independent of
-    the value; the prefix's bucket; its HR report. Returns (levels, reports)."""
+    the value; the prefix's hashed value; its local-hashing report. Returns (levels, hash
+    matrices, reported buckets)."""
     levels = rng.integers(0, fingerprints.shape[1], size=len(codes))
-    buckets = (fingerprints[codes, levels] % np.uint64(BUCKETS)).astype(np.int64)
-    (reports,) = ORACLE.randomise(buckets, epsilon, BUCKETS, rng)
-    return levels, reports
+    hashed = (fingerprints[codes, levels] & MASK).astype(np.int64)
+    matrices, reported = linear_hashing.randomise(hashed, epsilon, BITS, rng)
+    return levels, matrices, reported
 
 
-def level_estimates(reports: np.ndarray, epsilon: float) -> np.ndarray:
-    """The aggregator: the unbiased estimate of every bucket from one level's HR reports."""
-    counts = ORACLE.support((reports,), epsilon, BUCKETS)
-    return ORACLE.probabilities(epsilon, BUCKETS).estimate(counts, len(reports))
+def level_estimates(matrices: np.ndarray, reported: np.ndarray, epsilon: float) -> np.ndarray:
+    """The aggregator: the unbiased estimate of every hashed value from one level's reports."""
+    counts = linear_hashing.support_counts(matrices, reported, epsilon, BITS)
+    return linear_hashing.probabilities(epsilon).estimate(counts, len(reported))
 
 
 # UTF-8 (RFC 3629): how many continuation bytes (0x80–0xBF) a byte announces; −1 = never first.
@@ -154,16 +157,17 @@ def prefix_search(
     the `keep` best whole values (byte rows), their last-level estimates (unscaled, best
     first), and how many candidates the last level compared."""
     length = rows.shape[1]
-    levels, reports = respond(prefix_fingerprints(rows), codes, epsilon, rng)
+    levels, matrices, reported = respond(prefix_fingerprints(rows), codes, epsilon, rng)
     kept_rows = np.zeros((1, 0), dtype=np.uint8)
     kept_prints = np.array([SEED], dtype=np.uint64)
     pending = np.zeros(1, dtype=np.int64)  # continuation bytes each kept prefix still needs
     last_scores = np.zeros(0)
     scores = np.zeros((1, 256))
     for s in range(length):
-        estimates = level_estimates(reports[levels == s], epsilon)
+        here = levels == s
+        estimates = level_estimates(matrices[here], reported[here], epsilon)
         children = extend(kept_prints[:, None], BYTES[None, :])  # (kept, 256)
-        scores = estimates[(children % np.uint64(BUCKETS)).astype(np.int64)]
+        scores = estimates[(children & MASK).astype(np.int64)]
         ended = kept_rows[:, -1] == PAD if s > 0 else np.zeros(len(kept_rows), dtype=bool)
         scores[~allowed_next(pending, ended)] = -np.inf
         flat = scores.ravel()
@@ -212,7 +216,7 @@ def heavy_hitters(
     found, scores, compared = prefix_search(
         rows, codes, epsilon, 2 * top, rng or secure_generator()
     )
-    support = ORACLE.probabilities(epsilon, BUCKETS)
+    support = linear_hashing.probabilities(epsilon)
     n, share = len(codes), 1 / max_length
     sd_near_zero = float(np.sqrt(sampled_variance(support, n, 0.0, share=share)))
     # The last level compares `compared` candidates, nearly all held by no one: only an

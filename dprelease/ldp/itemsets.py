@@ -10,7 +10,7 @@ Each respondent joins one of four groups at random (shares `SHARES`, independent
 answer) and sends one ε-LDP report:
 
 1. candidates: sample one of their items uniformly and report it through the heavy-hitter
-   search (`heavy_hitters.prefix_search`: PEM over HR on hashed prefixes); the 2·top best
+   search (`heavy_hitters.prefix_search`: PEM over local hashing of hashed prefixes); the 2·top best
    items become the public candidates C.
 2. sizes: report t = |answer ∩ C| (capped at SIZE_CAP) by the best frequency protocol for
    SIZE_CAP + 1 values; the aggregator takes the pad length l as the estimated 90th

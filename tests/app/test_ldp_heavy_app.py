@@ -14,7 +14,7 @@ LANGUAGES = (
     "id,language,spoken\n"
     + "".join(
         f"{i},{['English', 'Spanish', 'French', f'x{i}'][i % 4 if i % 4 < 3 else 3]},"
-        f"\"{['English; Spanish', 'English', 'Spanish; French', f'x{i % 50}'][i % 4]}\"\n"
+        f'"{["English; Spanish", "English", "Spanish; French", f"x{i % 50}"][i % 4]}"\n'
         for i in range(6000)
     )
 ).encode()

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprelease.ldp.hadamard import _parity
-from dprelease.ldp.heavy_hitters import BUCKETS, heavy_hitters, respond
+from dprelease.ldp import linear_hashing
+from dprelease.ldp.heavy_hitters import MASK, heavy_hitters, respond
 from dprelease.ldp.itemsets import _best_protocol, _padded_sample
 from dprelease.ldp.prefix import encode, prefix_fingerprints
 from dprelease.ldp.registry import protocol
@@ -23,18 +23,18 @@ SAMPLES = 20_000
 
 
 def heavy_hitter_audit(epsilon: float, drawn_at: float, seed: int):
-    """Outputs (level, HR report) for x = "apple" and x' = "apricot" (8 bytes: levels 1–2
-    share the prefix, the other six differ); loss of the declared ε-LDP distribution:
-    ln P[j | b_s(x)] / P[j | b_s(x')] = ε·(1[j ∈ C_b(x)] − 1[j ∈ C_b(x')])."""
+    """Outputs (level, hash matrix A, bucket y) for x = "apple" and x' = "apricot" (8 bytes:
+    levels 1–2 share the prefix, the other six differ); loss of the declared ε-LDP
+    distribution (GRR over g buckets given A): ε·(1[y = A·h_s(x)] − 1[y = A·h_s(x')])."""
     prints = prefix_fingerprints(encode(["apple", "apricot"], 8))
-    buckets = (prints % np.uint64(BUCKETS)).astype(np.int64)  # (2 values, 8 levels)
+    hashed = (prints & MASK).astype(np.int64)  # (2 values, 8 levels)
     rng = np.random.default_rng(seed)
     losses = []
     for code in (0, 1):
-        levels, reports = respond(prints, np.full(SAMPLES, code), drawn_at, rng)
-        inside_x = ~_parity((buckets[0, levels] + 1) & reports)
-        inside_x_prime = ~_parity((buckets[1, levels] + 1) & reports)
-        losses.append(epsilon * (inside_x.astype(float) - inside_x_prime.astype(float)))
+        levels, matrices, reported = respond(prints, np.full(SAMPLES, code), drawn_at, rng)
+        of_x = linear_hashing.hash_values(matrices, hashed[0, levels]) == reported
+        of_x_prime = linear_hashing.hash_values(matrices, hashed[1, levels]) == reported
+        losses.append(epsilon * (of_x.astype(float) - of_x_prime.astype(float)))
     claim = Claim(np.array([epsilon]), np.array([0.0]), f"{epsilon:g}-LDP")
     return audit_losses(losses[0], losses[1], [epsilon / 2], claim)
 

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from dprelease.ldp.base import LdpError, Support
+from dprelease.ldp import linear_hashing
 from dprelease.ldp.heavy_hitters import (
-    BUCKETS,
-    ORACLE,
     allowed_next,
     heavy_hitters,
     precision_recall,
@@ -62,7 +61,7 @@ def test_only_utf8_prefixes_are_extended_and_an_ended_value_only_ends():
 
 
 def test_sampled_variance_is_the_exact_variance_scaled_plus_the_sampling_term():
-    support = ORACLE.probabilities(1.5, BUCKETS)
+    support = linear_hashing.probabilities(1.5)
     n, count, levels = 10_000, 700.0, 8
     expected = levels * support.variance_exact(n, count) + (levels - 1) * count
     assert sampled_variance(support, n, count, share=1 / levels) == pytest.approx(expected)
@@ -129,3 +128,21 @@ def test_bad_arguments_are_one_line_errors(kwargs, message):
     with pytest.raises(LdpError, match=message) as error:
         heavy_hitters(["a", "b"], np.array([0, 1]), **arguments)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 2.0, 5.0])
+def test_linear_hashing_support_counts_are_exact_for_every_value(epsilon):
+    """The transform gives #{i : A_i x = y_i} for every x: checked against the direct count."""
+    rng = np.random.default_rng(1)
+    values = rng.integers(0, 1 << 8, 3000)
+    matrices, reported = linear_hashing.randomise(values, epsilon, 8, rng)
+    counts = linear_hashing.support_counts(matrices, reported, epsilon, 8)
+    for x in range(1 << 8):
+        hashed = linear_hashing.hash_values(matrices, np.full(len(values), x))
+        assert counts[x] == np.count_nonzero(hashed == reported)
+
+
+def test_linear_hashing_buckets_follow_e_to_the_epsilon_plus_one():
+    assert [linear_hashing.buckets(e) for e in (0.1, 1.0, 2.0, 4.0, 9.0)] == [2, 4, 8, 64, 256]
+    support = linear_hashing.probabilities(2.0)
+    assert support.p / ((1 - support.p) / 7) == pytest.approx(math.exp(2.0))
