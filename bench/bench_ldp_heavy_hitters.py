@@ -20,10 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dprelease.ldp.heavy_hitters import heavy_hitters, precision_recall, true_value_counts
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def words_and_codes(n: int, vocabulary: int = 10_000) -> tuple[list[str], np.ndarray]:

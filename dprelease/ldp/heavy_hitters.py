@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 
 from dprelease.errors import quote
-from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
 from dprelease.ldp import linear_hashing
+from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
 from dprelease.ldp.planner import central_histogram, normal_quantile
 from dprelease.ldp.prefix import (
     PAD,

@@ -63,7 +63,7 @@ def test_itemsets_of_a_set_valued_column_and_a_one_line_error():
     app.number_input(key="ldp_is_max_length").set_value(8).run()
     app.button(key="ldp_is_run").click().run()
     assert not app.exception and not app.error, texts(app.error)
-    result, (items, pairs), _ = app.session_state["ldp_itemsets"][1]
+    result, (items, _pairs), _ = app.session_state["ldp_itemsets"][1]
     assert {h.value for h in result.items} >= {"English", "Spanish"}
     assert items.precision == 1.0
     assert [m.label for m in app.metric][-4:] == [

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from dprelease.ldp.base import LdpError, Support
 from dprelease.ldp import linear_hashing
+from dprelease.ldp.base import LdpError, Support
 from dprelease.ldp.heavy_hitters import (
     allowed_next,
     heavy_hitters,
