@@ -1,4 +1,5 @@
-"""`python -m dprelease ldp heavy-hitters|itemsets`: arguments and runners.
+"""`python -m dprelease ldp heavy-hitters|itemsets`: the runners (the arguments are defined
+in `command`, so that building the CLI's parser loads nothing more).
 
 Both simulate a local-DP collection on a column of your data: every row randomises its own
 value as its respondent's device would, and only the aggregator's estimates and margins are
@@ -15,33 +16,6 @@ import json
 from typing import Any
 
 from dprelease.errors import quote
-
-
-def add_parsers(sub: Any) -> None:
-    """Register `heavy-hitters` and `itemsets` on the `ldp` subparsers."""
-    heavy = sub.add_parser(
-        "heavy-hitters", help="the most frequent values of a column, each row randomised (LDP)"
-    )
-    _common(heavy, "the column respondents answer (any text)")
-    items = sub.add_parser(
-        "itemsets", help="frequent items and pairs of set-valued answers (items separated by ';')"
-    )
-    _common(items, "the column of answers, items separated by ';' (e.g. 'English; Spanish')")
-
-
-def _common(parser: argparse.ArgumentParser, column_help: str) -> None:
-    parser.add_argument("data", help="data file (CSV, Parquet or Excel)")
-    parser.add_argument("--column", required=True, help=column_help)
-    parser.add_argument("--epsilon", type=float, required=True, help="each respondent's ε")
-    parser.add_argument("--top", type=int, default=10, help="how many values (default 10)")
-    parser.add_argument(
-        "--max-length",
-        type=int,
-        default=16,
-        help="bytes of a value the search reads; longer values are cut (default 16)",
-    )
-    parser.add_argument("--confidence", type=float, default=0.95, help="for the margins")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _column(args: argparse.Namespace) -> tuple[list[str | None], Any]:
