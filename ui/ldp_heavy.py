@@ -47,6 +47,12 @@ def _kept(ws: Workspace, key: str) -> Any:
     return kept[1]
 
 
+def _central(result: Any, sensitivity: int = 1) -> float:
+    return central_respondents(
+        result.n, result.moe_near_zero, result.epsilon, result.confidence, sensitivity
+    )
+
+
 def _hits_table(hits: list[tuple[str, float, float]], flags: tuple[bool, ...], k: int) -> None:
     if not hits:
         st.info("No value stands above the noise: try a larger ε or fewer bytes per value.")
@@ -102,7 +108,7 @@ def render_heavy_hitters(ws: Workspace, epsilon: float) -> None:
             f"{result.threshold:,.0f} to be told from noise (margin of a count near 0: "
             f"±{result.moe_near_zero:,.0f}). Central DP (a discrete Laplace histogram at the "
             f"same ε) would reach the same margin on a share with about "
-            f"{central_respondents(result):,.0f} respondents."
+            f"{_central(result):,.0f} respondents."
         )
     )
 
@@ -146,7 +152,12 @@ def render_itemsets(ws: Workspace, epsilon: float) -> None:
     cells[2].metric("Pairs: precision", f"{pair_accuracy.precision:.0%}")
     cells[3].metric("Pairs: recall", f"{pair_accuracy.recall:.0%}")
     st.caption(
-        f"ε = {result.epsilon:g}; answers padded to {result.pad_length} item(s) "
-        "(the estimated 90th percentile of candidate items per answer). Confidential: "
-        "precision and recall read the true counts."
+        md(
+            f"ε = {result.epsilon:g}, {result.n:,} respondents; answers padded to "
+            f"{result.pad_length} item(s) (the estimated 90th percentile of candidate items "
+            f"per answer); margin of an item count near 0: ±{result.moe_near_zero:,.0f}. "
+            "Central DP (discrete Laplace item counts at the same ε, each answer capped at "
+            f"{result.pad_length} item(s)) would reach the same margin on a share with about "
+            f"{_central(result, result.pad_length):,.0f} respondents."
+        )
     )

@@ -234,12 +234,15 @@ def heavy_hitters(
     )
 
 
-def central_respondents(result: HeavyHitters) -> float:
+def central_respondents(
+    n: int, moe_near_zero: float, epsilon: float, confidence: float, sensitivity: int = 1
+) -> float:
     """How many respondents central DP needs for the same margin of error on a *share*: the
-    local share margin is moe/n (here of a count near 0); a central count's margin moe_c
-    (discrete Laplace, sensitivity 1) does not grow with n, so n_c = n·moe_c/moe."""
-    central = central_histogram(result.epsilon, result.confidence).moe
-    return result.n * central / result.moe_near_zero
+    local share margin is moe/n (here of a count near 0); a central count's margin does not
+    grow with n, so n_c = n·moe_c/moe. moe_c: the discrete Laplace histogram at ε with L1
+    sensitivity Δ (1 when each person holds one value; l for counts of items when each answer
+    is capped at l items), i.e. Δ times the margin at sensitivity 1 (the scale is Δ/ε)."""
+    return n * sensitivity * central_histogram(epsilon, confidence).moe / moe_near_zero
 
 
 @dataclass(frozen=True)

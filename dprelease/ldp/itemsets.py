@@ -115,7 +115,8 @@ class Itemsets:
     pad_length: int
     items: tuple[Hit, ...]
     pairs: tuple[PairHit, ...]
-    n: int = field(repr=False)
+    moe_near_zero: float  # the margin of error of an item's count near 0
+    n: int = field(repr=False)  # reports received: for the central-DP comparison only
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -127,6 +128,7 @@ class Itemsets:
             "confidence": self.confidence,
             "max_length": self.max_length,
             "pad_length": self.pad_length,
+            "moe_near_zero": self.moe_near_zero,
             "separator": SEPARATOR,
             "shares": SHARES,
         }
@@ -158,6 +160,11 @@ def _estimates(
     return protocol(name).estimate_counts(values, epsilon, d, rng), name
 
 
+def _sd_near_zero(name: str, epsilon: float, d: int, n: int, pad: int, share: float) -> float:
+    support = protocol(name).probabilities(epsilon, d)
+    return float(np.sqrt(sampled_variance(support, n, 0.0, pad=pad, share=share)))
+
+
 def _top(
     estimates: np.ndarray,
     boost: float,
@@ -173,7 +180,7 @@ def _top(
     estimates scaled by boost·pad/share (the dummy's estimate is not among `estimates`)."""
     support = protocol(name).probabilities(epsilon, len(estimates) + 1)
     z = normal_quantile(confidence)
-    sd0 = boost * float(np.sqrt(sampled_variance(support, n, 0.0, pad=pad, share=share)))
+    sd0 = _sd_near_zero(name, epsilon, len(estimates) + 1, n, pad, share) * boost
     threshold = NormalDist().inv_cdf(1 - (1 - confidence) / max(len(estimates), 1)) * sd0
     out = []
     for index in np.argsort(-estimates, kind="stable")[:top]:
@@ -273,7 +280,9 @@ def frequent_itemsets(
                 confidence,
             )
         ]
-    return Itemsets(epsilon, confidence, max_length, pad, tuple(items), tuple(pairs), n)
+    near_zero = boost * _sd_near_zero(item_protocol, epsilon, c + 1, n, pad, shares[2])
+    moe = normal_quantile(confidence) * near_zero
+    return Itemsets(epsilon, confidence, max_length, pad, tuple(items), tuple(pairs), moe, n)
 
 
 def true_counts(answers: SetAnswers) -> tuple[Counter[str], Counter[tuple[str, str]]]:

@@ -72,6 +72,7 @@ def test_itemsets_of_a_set_valued_column_and_a_one_line_error():
         "Pairs: precision",
         "Pairs: recall",
     ]
+    assert any("Central DP" in c and "capped at" in c for c in texts(app.caption))
     assert not app.get("download_button")
     # An answer holding '|' is refused in one line; the other data's result is not shown.
     bad = LANGUAGES.replace(b"English; Spanish", b"English | Spanish")

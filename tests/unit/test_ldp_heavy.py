@@ -12,6 +12,7 @@ from dprelease.ldp import linear_hashing
 from dprelease.ldp.base import LdpError, Support
 from dprelease.ldp.heavy_hitters import (
     allowed_next,
+    central_respondents,
     heavy_hitters,
     precision_recall,
     text_codes,
@@ -146,3 +147,14 @@ def test_linear_hashing_buckets_follow_e_to_the_epsilon_plus_one():
     assert [linear_hashing.buckets(e) for e in (0.1, 1.0, 2.0, 4.0, 9.0)] == [2, 4, 8, 64, 128]
     support = linear_hashing.probabilities(2.0)
     assert support.p / ((1 - support.p) / 7) == pytest.approx(math.exp(2.0))
+
+
+def test_central_respondents_match_the_local_margin_on_a_share():
+    """n_c·(share margin) = moe_c: at n_c respondents central DP's margin on a share equals
+    the local one, moe/n; sensitivity l multiplies it by l."""
+    from dprelease.ldp.planner import central_histogram
+
+    moe_c = central_histogram(2.0, 0.95).moe
+    n_c = central_respondents(1_000_000, 3_000.0, 2.0, 0.95)
+    assert moe_c / n_c == pytest.approx(3_000.0 / 1_000_000)
+    assert central_respondents(1_000_000, 3_000.0, 2.0, 0.95, 3) == pytest.approx(3 * n_c)
