@@ -94,10 +94,16 @@ def run_itemsets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _printable(value: str) -> str:
+    """A found value as one line of text: control characters escaped (\\n, \\x07)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in value)
+
+
 def _table(rows: list[tuple[str, float, float]]) -> None:
     if not rows:
         print("  (none above the noise)")
         return
+    rows = [(_printable(value), estimate, moe) for value, estimate, moe in rows]
     width = max(12, *(len(v) for v, _, _ in rows))
     print(f"  {'value':<{width}}  {'estimate':>12}  {'moe':>10}")
     for value, estimate, moe in rows:

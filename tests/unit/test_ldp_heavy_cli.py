@@ -106,3 +106,11 @@ def test_empty_and_ambiguous_answers_are_one_line_errors(tmp_path):
 def test_a_missing_data_file_is_one_line():
     out = run("ldp", "heavy-hitters", "nowhere.csv", "--column", "c", "--epsilon", "1")
     assert out.returncode == 2 and "does not exist" in out.stderr
+
+
+def test_a_found_value_with_a_control_character_prints_on_one_line(tmp_path):
+    path = tmp_path / "bell.csv"
+    path.write_text("word\n" + "ring\x07bell\n" * 3000 + "".join(f"w{i}\n" for i in range(300)))
+    out = run("ldp", "heavy-hitters", str(path), "--column", "word", "--epsilon", "8")
+    assert out.returncode == 0, out.stderr
+    assert "ring\\x07bell" in out.stdout and "\x07" not in out.stdout
