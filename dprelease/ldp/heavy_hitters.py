@@ -15,12 +15,12 @@ the previous level, each extended by every byte that can follow it in UTF-8 (a p
 already ended only by the end byte). The oracle's estimates of all 2^20 hashed values come
 from one Walsh–Hadamard transform (independent of how many candidates are looked up); a
 candidate's estimate is its hashed value's. The `keep` = 2·top best candidates go on; the
-last level's are whole values. Only values whose estimate clears z_{1−α/C}·σ₀ are reported
-(C candidates compared at the last level, σ₀ the standard deviation of a count near 0,
-α = 1 − confidence): the last level looks at thousands of candidates held by no one, and the
-largest of their noisy estimates is about 4σ₀; without this bound the top would be padded
-with such noise (Bonferroni: with probability ≥ 1 − α no value held by no one is reported).
-So fewer than `top` may come back.
+last level's are whole values. Only values whose estimate clears `prefix.noise_bound` are
+reported (a Bernstein bound on the support count of a value held by no one, union over the C
+candidates compared at the last level, α = 1 − confidence): the last level looks at
+thousands of candidates held by no one, and the largest of their noisy estimates is about
+4 standard deviations; without this bound the top would be padded with such noise (with
+probability ≥ 1 − α no value held by no one is reported). So fewer than `top` may come back.
 
 Estimates and margins (p = e^ε/(e^ε+g−1), q* = 1/g): the last level's estimate, scaled by L
 (its respondents are a 1/L sample), is unbiased for a value's count up to hash collisions;
@@ -42,7 +42,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -58,6 +57,7 @@ from dprelease.ldp.prefix import (
     decode,
     encode,
     extend,
+    noise_bound,
     prefix_fingerprints,
     sampled_variance,
 )
@@ -152,10 +152,10 @@ def allowed_next(pending: np.ndarray, ended: np.ndarray) -> np.ndarray:
 
 def prefix_search(
     rows: np.ndarray, codes: np.ndarray, epsilon: float, keep: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, int, int]:
     """PEM: `rows` are the distinct values' byte rows, `codes` each respondent's row. Returns
     the `keep` best whole values (byte rows), their last-level estimates (unscaled, best
-    first), and how many candidates the last level compared."""
+    first), how many candidates the last level compared, and how many reports it had."""
     length = rows.shape[1]
     levels, matrices, reported = respond(prefix_fingerprints(rows), codes, epsilon, rng)
     kept_rows = np.zeros((1, 0), dtype=np.uint8)
@@ -181,7 +181,8 @@ def prefix_search(
             pending[parent] > 0, pending[parent] - 1, _CONTINUATIONS[byte.astype(np.int64)]
         )
         last_scores = flat[best]
-    return kept_rows, last_scores, int(np.count_nonzero(np.isfinite(scores)))
+    compared = int(np.count_nonzero(np.isfinite(scores)))
+    return kept_rows, last_scores, compared, int(np.count_nonzero(levels == length - 1))
 
 
 def text_codes(
@@ -213,15 +214,15 @@ def heavy_hitters(
     max_length = check_max_length(max_length)
     z = normal_quantile(confidence)
     rows = encode(texts, max_length)
-    found, scores, compared = prefix_search(
+    found, scores, compared, reports = prefix_search(
         rows, codes, epsilon, 2 * top, rng or secure_generator()
     )
     support = linear_hashing.probabilities(epsilon)
     n, share = len(codes), 1 / max_length
     sd_near_zero = float(np.sqrt(sampled_variance(support, n, 0.0, share=share)))
     # The last level compares `compared` candidates, nearly all held by no one: only an
-    # estimate above the Bonferroni bound of their noise is told apart from it.
-    threshold = NormalDist().inv_cdf(1 - (1 - confidence) / max(compared, 1)) * sd_near_zero
+    # estimate above the bound of their noise is told apart from it.
+    threshold = noise_bound(support, reports, compared, 1 - confidence) * max_length
     hits: list[Hit] = []
     for row, score in zip(found, scores, strict=True):
         estimate = float(score) * max_length

@@ -32,8 +32,8 @@ output y, P[y | S] = Σ_x P[x | S]·P[y | x] ≤ max_x P[y | x] ≤ e^ε·min_x 
 e^ε·P[y | S']: ε-LDP per respondent (sampling may amplify privacy further; not claimed).
 
 Margins: `prefix.sampled_variance` with pad = l (or l(l−1)/2) and the group's share, at the
-plug-in count; as for heavy hitters, only estimates above the Bonferroni bound of the
-candidates' noise are reported.
+plug-in count; as for heavy hitters, only estimates above the noise bound of the candidates
+held by no one (`prefix.noise_bound`) are reported.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
 import numpy as np
 
@@ -49,7 +48,13 @@ from dprelease.errors import quote
 from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
 from dprelease.ldp.heavy_hitters import Hit, check_top, prefix_search
 from dprelease.ldp.planner import best_of, normal_quantile, protocol_accuracies
-from dprelease.ldp.prefix import check_max_length, decode, encode, sampled_variance
+from dprelease.ldp.prefix import (
+    check_max_length,
+    decode,
+    encode,
+    noise_bound,
+    sampled_variance,
+)
 from dprelease.ldp.registry import protocol
 from dprelease.ldp.simulation import project_to_simplex
 
@@ -167,6 +172,7 @@ def _sd_near_zero(name: str, epsilon: float, d: int, n: int, pad: int, share: fl
 
 def _top(
     estimates: np.ndarray,
+    reports: int,
     boost: float,
     pad: int,
     share: float,
@@ -176,17 +182,17 @@ def _top(
     top: int,
     confidence: float,
 ) -> list[tuple[int, float, float]]:
-    """(index, estimate, moe) of the best indices above the Bonferroni bound of the noise;
-    estimates scaled by boost·pad/share (the dummy's estimate is not among `estimates`)."""
+    """(index, estimate, moe) of the best indices whose raw estimate (from `reports` reports)
+    clears the noise bound; estimates scaled by boost·pad/share (the dummy's estimate is not
+    among `estimates`)."""
     support = protocol(name).probabilities(epsilon, len(estimates) + 1)
     z = normal_quantile(confidence)
-    sd0 = _sd_near_zero(name, epsilon, len(estimates) + 1, n, pad, share) * boost
-    threshold = NormalDist().inv_cdf(1 - (1 - confidence) / max(len(estimates), 1)) * sd0
+    threshold = noise_bound(support, reports, len(estimates), 1 - confidence)
     out = []
     for index in np.argsort(-estimates, kind="stable")[:top]:
-        raw = float(estimates[index]) * pad / share
-        if boost * raw < threshold:
+        if estimates[index] < threshold:
             break
+        raw = float(estimates[index]) * pad / share
         var = sampled_variance(support, n, raw, pad=pad, share=share)
         out.append((int(index), boost * raw, boost * z * float(np.sqrt(var))))
     return out
@@ -227,7 +233,7 @@ def frequent_itemsets(
     held_all = [list(a) for a in answers.answers]
     sampled = _padded_sample(held_all, mine, 1, -1, rng)
     rows = encode(list(answers.items), max_length)
-    found, _, _ = prefix_search(rows, sampled, epsilon, 2 * top, rng)
+    found, _, _, _ = prefix_search(rows, sampled, epsilon, 2 * top, rng)
     lookup = {v: i for i, v in enumerate(answers.items)}
     candidates = [decode(r) for r in found]
     position = {lookup[c]: j for j, c in enumerate(candidates) if c in lookup}
@@ -246,6 +252,7 @@ def frequent_itemsets(
         Hit(candidates[i], e, m)
         for i, e, m in _top(
             item_estimates[:c],
+            len(item_values),
             boost,
             pad,
             shares[2],
@@ -270,6 +277,7 @@ def frequent_itemsets(
             PairHit(_pair(candidates[names[k][0]], candidates[names[k][1]]), e, m)
             for k, e, m in _top(
                 pair_estimates[: d - 1],
+                len(pair_values),
                 1.0,
                 pad_pairs,
                 shares[3],

@@ -11,6 +11,8 @@ Two distinct prefixes share a fingerprint with probability 2^−64.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dprelease.errors import quote
@@ -91,3 +93,20 @@ def sampled_variance(
     count = max(float(count), 0.0)
     spread = n * q * (1 - q) + (count / pad) * (p * (1 - p) - q * (1 - q) + (p - q) ** 2)
     return max(pad**2 * spread / (share * (p - q) ** 2) - count, 0.0)
+
+
+def noise_bound(support: Support, reports: int, compared: int, alpha: float) -> float:
+    """The smallest raw estimate ĉ = (I − m·q*)/(p − q*) that `compared` values held by no
+    one all stay below with probability ≥ 1 − alpha.
+
+    The support count I of a value held by no one is Binomial(m, q*) (each report supports
+    it with probability q*, independently). Bernstein's inequality for a sum of m variables
+    in [0, 1] with variance v = m·q*(1−q*): P(I − m·q* ≥ s) ≤ exp(−s²/(2(v + s/3))). Setting
+    the right side to alpha/compared (a union bound over the candidates), with
+    λ = ln(compared/alpha): s = λ/3 + √(λ²/9 + 2λv). Valid for every m, unlike a normal
+    approximation (a single report would pass it at small n).
+    """
+    lam = math.log(max(compared, 1) / alpha)
+    spread = reports * support.q * (1 - support.q)
+    excess = lam / 3 + math.sqrt(lam**2 / 9 + 2 * lam * spread)
+    return excess / (support.p - support.q)

@@ -74,3 +74,25 @@ def test_planted_items_and_pairs_are_found_with_estimates_within_their_margins()
     data = result.to_dict()
     assert set(data["items"][0]) == {"value", "estimate", "moe"}
     assert set(data["pairs"][0]) == {"items", "estimate", "moe"}
+
+
+def test_a_handful_of_respondents_reports_nothing_above_the_noise():
+    """Three answers: one report per group cannot stand above the noise (a normal threshold
+    let single reports through as pairs of junk candidates)."""
+    answers = parse_answers(["a;b", "c"], np.array([0, 1, 0]), "x", 16)
+    for seed in range(5):
+        result = frequent_itemsets(answers, 1.0, rng=np.random.default_rng(seed))
+        assert result.items == () and result.pairs == ()
+
+
+@pytest.mark.parametrize(("reports", "q"), [(1, 0.5), (40, 0.02), (5_000, 0.125)])
+def test_the_noise_bound_holds_for_binomial_support_counts(reports, q):
+    """P(ĉ ≥ bound) ≤ alpha/compared for a value held by no one (I ~ Binomial(m, q))."""
+    from dprelease.ldp.base import Support
+    from dprelease.ldp.prefix import noise_bound
+
+    support = Support(p=0.7, q=q)
+    bound = noise_bound(support, reports, compared=10, alpha=0.5)
+    draws = np.random.default_rng(0).binomial(reports, q, 200_000)
+    estimates = (draws - reports * q) / (support.p - q)
+    assert np.mean(estimates >= bound) <= 0.05
