@@ -1,5 +1,5 @@
 """Bench: a 1,000,000-row local-DP heavy-hitter simulation (target ≤ 30 s): every row
-randomises its value (PEM over Hadamard response on hashed prefixes), the aggregator extends
+randomises its value (PEM over local hashing of hashed prefixes), the aggregator extends
 prefixes level by level and returns the top values. Zipf-distributed words (s = 1.1 over
 10,000 words, 16 bytes read). Prints each run, its precision and recall (from the true
 counts of this synthetic data), and the median.
