@@ -116,7 +116,8 @@ inward: each line imports only from lines above it or from its own subpackage.
 - sample/         the synthetic census-like sample data set (generator, geography)
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
                   one area's integer program); ε as risk
-- ldp/            local differential privacy: protocols, planner, simulation
+- ldp/            local differential privacy: protocols, planner, simulation; heavy hitters
+                  and itemsets of domains too large to list (prefix search, padding)
 - commands.py     the runners of plan, release, validate, sample, and what they print
 - cli.py          the command line (python -m dprelease): arguments, exit codes
 

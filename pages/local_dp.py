@@ -19,6 +19,7 @@ from dprelease.ldp import (
 )
 from ui.ldp_charts import respondents_for_target, simulation_bars
 from ui.ldp_charts import variance_against_epsilon as variance_chart
+from ui.ldp_heavy import render_heavy_hitters, render_itemsets
 from ui.markdown import md_error, md_lines, static_table
 from ui.state import current_plan, parsed_table, require_upload, workspace
 
@@ -141,6 +142,8 @@ elif not columns:
     )
 
 # --- CONFIDENTIAL -------------------------------------------------------------------------
+render_heavy_hitters(ws, float(epsilon))  # these need data, not a plan
+render_itemsets(ws, float(epsilon))
 st.subheader("Simulation on your data")
 st.warning(
     "**CONFIDENTIAL — for your eyes only.** The simulation randomises your data as "

@@ -5,7 +5,11 @@ variance), one per protocol family (`direct` GRR, `unary` SUE/OUE, `hashing` BLH
 `hadamard` HR, `numeric` 1BitMean and Duchi et al. for means), `registry` (protocols by
 name), `planner` (accuracy at (ε, d, n), best protocol, central alternative), `attributes`
 (split ε or sample one attribute), `simulation` (CONFIDENTIAL: randomise real data, compare
-with the truth) and `command` (the `ldp` CLI).
+with the truth) and `command` (the `ldp` CLI). Domains too large to list: `prefix` (values
+as bytes, prefix fingerprints, the variance of a sampled estimate), `linear_hashing` (local
+hashing over GF(2), every hashed value at once), `heavy_hitters` (the prefix extending
+method), `itemsets` (set-valued answers: padding and sampling) and `heavy_command` (their
+CLI runners).
 """
 
 from __future__ import annotations

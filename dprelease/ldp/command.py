@@ -1,4 +1,5 @@
-"""`python -m dprelease ldp plan|simulate`: argument definitions and runners.
+"""`python -m dprelease ldp plan|simulate`: argument definitions and runners (and the
+arguments of `heavy-hitters` and `itemsets`, whose runners are in `heavy_command`).
 
 `ldp simulate` prints CONFIDENTIAL figures (true counts against the estimates) for the data
 holder; nothing is written to a file.
@@ -36,11 +37,43 @@ def add_parser(commands: Any) -> None:
         "distinct values, acceptable only because the simulation stays with you)",
     )
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
+    add_heavy_parsers(sub)
+
+
+def add_heavy_parsers(sub: Any) -> None:
+    """Register `heavy-hitters` and `itemsets` on the `ldp` subparsers."""
+    heavy = sub.add_parser(
+        "heavy-hitters", help="the most frequent values of a column, each row randomised (LDP)"
+    )
+    _common(heavy, "the column respondents answer (any text)")
+    items = sub.add_parser(
+        "itemsets", help="frequent items and pairs of set-valued answers (items separated by ';')"
+    )
+    _common(items, "the column of answers, items separated by ';' (e.g. 'English; Spanish')")
+
+
+def _common(parser: argparse.ArgumentParser, column_help: str) -> None:
+    parser.add_argument("data", help="data file (CSV, Parquet or Excel)")
+    parser.add_argument("--column", required=True, help=column_help)
+    parser.add_argument("--epsilon", type=float, required=True, help="each respondent's ε")
+    parser.add_argument("--top", type=int, default=10, help="how many values (default 10)")
+    parser.add_argument(
+        "--max-length",
+        type=int,
+        default=16,
+        help="bytes of a value the search reads; longer values are cut (default 16)",
+    )
+    parser.add_argument("--confidence", type=float, default=0.95, help="for the margins")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.ldp_command == "plan":
         return _plan(args)
+    if args.ldp_command in ("heavy-hitters", "itemsets"):
+        from dprelease.ldp.heavy_command import RUNNERS
+
+        return RUNNERS[args.ldp_command](args)
     return _simulate(args)
 
 
