@@ -88,6 +88,10 @@ inward: each line imports only from lines above it or from its own subpackage.
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
                   one area's integer program); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation
+- graph/          CONFIDENTIAL graphs from an edge list: edges (read, an undirected simple
+                  graph), degrees (histograms, the node-DP projection, the sensitivities),
+                  anonymity (k-degree, Liu–Terzi greedy anonymisation), release (the DP degree
+                  distribution, charged to the ledger), command (`dprelease graph`)
 - commands.py     the runners of plan, release, validate, sample, and what they print
 - cli.py          the command line (python -m dprelease): arguments, exit codes
 
