@@ -39,4 +39,14 @@ def __getattr__(name: str) -> Any:
     return lazy_attribute(__name__, _HOMES, name)
 
 
-__all__ = sorted(_HOMES)
+__all__ = [
+    "DegreeQuery",
+    "DegreeRelease",
+    "DegreeRisk",
+    "EdgeList",
+    "charged_degree_release",
+    "measure_degree_risk",
+    "read_edges",
+    "uncharged_degree_release",
+    "unique_nodes",
+]

@@ -22,6 +22,7 @@ The anonymisation follows Liu & Terzi in two steps:
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,7 +150,7 @@ def anonymise_degrees(degrees: np.ndarray, target_k: int) -> np.ndarray:
             pos += 1
     sorted_target = np.empty(n, dtype=np.int64)
     bounds = [*starts, n]
-    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+    for start, end in itertools.pairwise(bounds):
         sorted_target[start:end] = d[start]
     target = np.empty(n, dtype=np.int64)
     target[order] = sorted_target

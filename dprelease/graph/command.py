@@ -139,7 +139,7 @@ def _run_risk(args: argparse.Namespace) -> int:
         return 0
     a = report.anonymisation
     print(f"graph: {report.nodes:,} nodes, {report.edges:,} edges", end="")
-    print(f" ({report.merged:,} repeated edges merged)" if report.merged else "")
+    print(f" ({report.merged:,} repeated edge(s) merged)" if report.merged else "")
     print(f"k-degree anonymity: k = {report.k} (the fewest nodes that share a degree)")
     print(
         f"nodes unique by degree: {report.unique_by_degree:,}; nodes whose degree fewer than "
