@@ -16,8 +16,10 @@ The anonymisation follows Liu & Terzi in two steps:
    size is raised by one more. Edges to add = (sum of raises) / 2.
 2. **The graph** (`construct`): the raises are realised greedily as new edges, the node with
    the largest raise left joined to the nodes with the largest raises left that it is not
-   joined to yet. This can fail (a node would need an edge it already has); Liu & Terzi then
-   "probe" (raise more degrees and retry), which is not done here: the result says so.
+   joined to yet. This can fail (a node would need an edge it already has, or more raised
+   partners than there are); then, as Liu & Terzi "probe", the p lowest degrees are raised by
+   one before step 1 and the construction is tried again (p = 1 … MAX_PROBES). The result
+   says whether the edges were found, and after how many probes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from dprelease.graph.edges import EdgeList
 CONSTRUCT_MAX_RAISED = 20_000
 """The most raised nodes the greedy construction tries (its work grows with their square)."""
 
+MAX_PROBES = 10
+"""How many probes (the p lowest degrees raised by one first) follow a stuck construction."""
+
 
 @dataclass(frozen=True)
 class Anonymisation:
@@ -44,6 +49,7 @@ class Anonymisation:
     nodes_raised: int
     k_after: int  # the k-degree of the anonymised degree sequence (≥ target_k)
     constructed: bool | None  # the edges were found greedily; None: not tried (too large)
+    probes: int = 0  # lowest degrees raised by one first (Liu–Terzi's probing)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -53,6 +59,7 @@ class Anonymisation:
             "nodes_raised": self.nodes_raised,
             "k_after": self.k_after,
             "constructed": self.constructed,
+            "probes": self.probes,
         }
 
 
@@ -95,7 +102,6 @@ def measure_degree_risk(edges: EdgeList, target_k: int) -> DegreeRisk:
     degrees = edges.degrees()
     values, sizes = np.unique(degrees, return_counts=True)
     share = sizes[np.searchsorted(values, degrees)]
-    anonymised = anonymise_degrees(degrees, target_k)
     return DegreeRisk(
         k=int(sizes.min()),
         nodes=edges.nodes,
@@ -105,7 +111,7 @@ def measure_degree_risk(edges: EdgeList, target_k: int) -> DegreeRisk:
         unique_by_degree=int(np.count_nonzero(share == 1)),
         below_target=int(np.count_nonzero(share < target_k)),
         max_degree=int(values[-1]),
-        anonymisation=_summary(edges, degrees, anonymised, target_k),
+        anonymisation=_summary(edges, degrees, target_k),
     )
 
 
@@ -164,12 +170,13 @@ def cost_rest(d: list[int], starts: list[int], pos: int) -> int:
 
 
 def _even(degrees: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Raise the smallest odd-sized group by one when the sum of raises is odd."""
-    if int((target - degrees).sum()) % 2 == 0:
+    """Raise the smallest odd-sized group by one when the degrees' sum is odd (an edge adds 2
+    to it, so the anonymised sum must be even, like the graph's own)."""
+    if int(target.sum()) % 2 == 0:
         return target
     values, sizes = np.unique(target, return_counts=True)
     odd = [(int(s), int(v)) for v, s in zip(values, sizes, strict=True) if s % 2 == 1]
-    # The sum of degrees is even, so some group has an odd size; stay below n − 1.
+    # The sum is odd, so some group has an odd size; stay below n − 1 where one can.
     odd = [(s, v) for s, v in odd if v + 1 <= degrees.size - 1] or odd
     _, value = min(odd)
     raised = target.copy()
@@ -177,19 +184,49 @@ def _even(degrees: np.ndarray, target: np.ndarray) -> np.ndarray:
     return raised
 
 
-def _summary(
-    edges: EdgeList, degrees: np.ndarray, target: np.ndarray, target_k: int
-) -> Anonymisation:
+@dataclass(frozen=True)
+class Anonymised:
+    """CONFIDENTIAL: the anonymised degrees (by node id), the new edges (None: not found or
+    not tried) and the probes it took."""
+
+    target: np.ndarray
+    added: list[tuple[int, int]] | None
+    probes: int
+
+
+def anonymise_graph(edges: EdgeList, target_k: int) -> Anonymised:
+    """Anonymise the degree sequence, then find the edges; when the greedy construction gets
+    stuck, probe (Liu & Terzi): raise the p lowest degrees by one before anonymising, for
+    p = 1 … MAX_PROBES, and keep the first sequence whose edges are found."""
+    degrees = edges.degrees()
+    lowest = np.argsort(degrees, kind="stable")
+    first = anonymise_degrees(degrees, target_k)
+    for probes in range(MAX_PROBES + 1):
+        sequence = degrees.copy()
+        sequence[lowest[:probes]] += 1
+        target = anonymise_degrees(sequence, target_k) if probes else first
+        if int(np.count_nonzero(target > degrees)) > CONSTRUCT_MAX_RAISED:
+            return Anonymised(first, None, 0)
+        added = construct(edges, target - degrees)
+        if added is not None:
+            return Anonymised(target, added, probes)
+    return Anonymised(first, None, MAX_PROBES)
+
+
+def _summary(edges: EdgeList, degrees: np.ndarray, target_k: int) -> Anonymisation:
+    found = anonymise_graph(edges, target_k)
+    target = found.target
     raise_ = int((target - degrees).sum())
     raised = int(np.count_nonzero(target > degrees))
-    constructed = construct(edges, target - degrees) if raised <= CONSTRUCT_MAX_RAISED else None
+    tried = raised <= CONSTRUCT_MAX_RAISED
     return Anonymisation(
         target_k=target_k,
         degree_raise=raise_,
         edges_to_add=raise_ // 2,
         nodes_raised=raised,
         k_after=k_degree(target),
-        constructed=constructed is not None if raised <= CONSTRUCT_MAX_RAISED else None,
+        constructed=(found.added is not None) if tried else None,
+        probes=found.probes,
     )
 
 

@@ -146,8 +146,8 @@ def _run_risk(args: argparse.Namespace) -> int:
         f"{a.target_k} share: {report.below_target:,}"
     )
     construction = {
-        True: "found greedily",
-        False: "the greedy construction got stuck (Liu–Terzi would probe further)",
+        True: "found greedily" + (f" after {a.probes} probe(s)" if a.probes else ""),
+        False: f"not found greedily, even after {a.probes} probes",
         None: "not attempted (too many nodes to raise)",
     }[a.constructed]
     print(

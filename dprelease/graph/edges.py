@@ -103,8 +103,10 @@ def read_edges(
 def edge_list(table: pa.Table, where: str, file_sha256: str | None = None) -> EdgeList:
     """The graph of a table read already: its first two columns are the end nodes."""
     rows = table.num_rows
+    if rows == 0:
+        raise DataError(f"{where} has no edges; give at least one row of two end nodes.")
     ends = [_node_text(table.column(i)) for i in (0, 1)]
-    both = pa.chunked_array(ends[0].chunks + ends[1].chunks).combine_chunks()
+    both = pa.chunked_array(ends[0].chunks + ends[1].chunks, pa.string()).combine_chunks()
     empty = np.flatnonzero(pc.equal(pc.utf8_length(both), 0).to_numpy(zero_copy_only=False))
     if empty.size:
         raise DataError(
