@@ -41,15 +41,15 @@ def release_sampler(query):
     return sample
 
 
-def audit(query, g, g_prime, *, noise=None):
+def audit(query, g, g_prime, *, noise=None, samples=SAMPLES):
     x, x_prime = true_histogram(g, query), true_histogram(g_prime, query)
     sens = Sensitivity(l1=query.sensitivity, l2_squared=query.sensitivity**2)
     claim = Claim(np.array([query.epsilon]), np.array([0.0]), f"pure ε = {query.epsilon}")
     if noise is None:
         return run_audit(
-            query.noise, sens, claim, SAMPLES, sampler=release_sampler(query), counts=(x, x_prime)
+            query.noise, sens, claim, samples, sampler=release_sampler(query), counts=(x, x_prime)
         )
-    return run_audit(noise, sens, claim, SAMPLES, claimed_noise=noise, counts=(x, x_prime))
+    return run_audit(noise, sens, claim, samples, claimed_noise=noise, counts=(x, x_prime))
 
 
 EDGE_G = graph([*pendants(3), ("u0", "x1"), ("u0", "x2")])  # u0 has degree 3, u1 degree 1
@@ -89,11 +89,13 @@ def test_node_dp_noise_at_the_edge_sensitivity_is_caught():
 
 def test_edge_dp_noise_at_a_sensitivity_of_2_is_caught():
     """ "One edge changes two degrees, so Δ = 2" forgets that each degree leaves one bin and
-    enters another: the audit sees it."""
+    enters another: the audit sees it (its lower bound on ε: 1.07 at 20,000 samples; 1.154–1.158
+    in three runs at 100,000)."""
     from dprelease.accounting.mechanisms import Noise
 
     query = DegreeQuery(epsilon=1.0, max_degree=5)
-    result = audit(query, EDGE_G, EDGE_G_PRIME, noise=Noise("discrete_laplace", 2.0))
+    half = Noise("discrete_laplace", 2.0)
+    result = audit(query, EDGE_G, EDGE_G_PRIME, noise=half, samples=5 * SAMPLES)
     assert result.violated, result
 
 
