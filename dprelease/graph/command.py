@@ -120,19 +120,18 @@ def _refuse_release_options(args: argparse.Namespace) -> None:
         )
 
 
-def _read(args: argparse.Namespace) -> Any:
+def _read(args: argparse.Namespace, *, fingerprint: bool) -> Any:
     from dprelease.data.read import SizeLimits
     from dprelease.graph.edges import read_edges
 
-    return read_edges(
-        Path(args.edges), limits=SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
-    )
+    limits = SizeLimits(args.max_data_mb * 1_000_000, args.max_rows)
+    return read_edges(Path(args.edges), limits=limits, fingerprint=fingerprint)
 
 
 def _run_risk(args: argparse.Namespace) -> int:
     from dprelease.graph.anonymity import measure_degree_risk
 
-    report = measure_degree_risk(_read(args), args.k_degree)
+    report = measure_degree_risk(_read(args, fingerprint=False), args.k_degree)
     print(CONFIDENTIAL, file=sys.stderr)
     if args.json:
         print(json.dumps(report.to_dict()))
@@ -179,7 +178,7 @@ def _run_release(args: argparse.Namespace) -> int:
         node_dp=args.node_dp,
     )
     out = check_output_path(args.out)
-    edges = _read(args)
+    edges = _read(args, fingerprint=True)
     print(SIMPLE_GRAPH_NOTE, file=sys.stderr)
     if args.no_ledger:
         from dprelease.release.service import NO_LEDGER_WARNING
