@@ -143,3 +143,47 @@ def test_over_the_cap_nothing_is_charged_or_drawn():
             edges, DegreeQuery(epsilon=1.0, max_degree=5), chosen, release_id="y"
         )
     assert chosen.ledger.find("y") is None
+
+
+def test_a_risk_read_without_fingerprint_cannot_be_charged(tmp_path):
+    from dprelease.graph.edges import read_edges
+
+    path = tmp_path / "e.csv"
+    path.write_text("a,b\nx,y\ny,z\n")
+    edges = read_edges(path, fingerprint=False)
+    with pytest.raises(DataError, match="saw no records"):
+        charged_degree_release(
+            edges, DegreeQuery(epsilon=1.0, max_degree=5), account(edges), release_id="z"
+        )
+
+
+def test_cli_files_and_output_hold_no_true_number(tmp_path, capsys, monkeypatch):
+    """A star of 2,345 leaves and a path of 1,100 nodes: every true figure (nodes, edges,
+    degree counts, the hub's degree) is a distinctive number above D = 1,000; with the noise
+    replaced by a constant 7, none of them may appear in any file or line of output."""
+    from unit.test_no_leaks import numbers_in
+
+    from dprelease.cli import main
+    from dprelease.graph import release as graph_release
+
+    leaves, path_nodes = 2345, 1100
+    lines = [f"hub,leaf{i}" for i in range(leaves)]
+    lines += [f"p{i},p{i + 1}" for i in range(path_nodes - 1)]
+    edges_file = tmp_path / "net.csv"
+    edges_file.write_text("a,b\n" + "\n".join(lines) + "\n")
+    true = {leaves + path_nodes + 1, leaves + path_nodes - 1, leaves, leaves + 2, path_nodes - 2}
+    monkeypatch.setattr(
+        graph_release,
+        "secure_noisy_counts",
+        lambda counts, noise, l1, l2: np.full(counts.shape, 7, dtype=np.int64),
+    )
+    for node_dp in ([], ["--node-dp"]):
+        out = tmp_path / f"out{len(node_dp)}"
+        args = ["graph", str(edges_file), "--degree-histogram", "--epsilon", "1"]
+        assert main([*args, "--max-degree", "1000", *node_dp, "--out", str(out)]) == 0
+        printed = capsys.readouterr()
+        seen = numbers_in(printed.out) | numbers_in(printed.err)
+        for file in out.iterdir():
+            seen |= numbers_in(file.read_bytes())
+        assert not {int(n) for n in seen if n == int(n)} & true
+        assert 7000 in seen  # the search sees numbers: 1,000 bins of 7
