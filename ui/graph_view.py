@@ -101,11 +101,7 @@ def _risk(edges: EdgeList) -> None:
     cells[2].metric(f"nodes in degree classes < {target}", f"{risk.below_target:,}")
     cells[3].metric("nodes / edges", f"{risk.nodes:,} / {risk.edges:,}")
     a = risk.anonymisation
-    found = {
-        True: "found greedily" + (f" after {a.probes} probe(s)" if a.probes else ""),
-        False: f"not found greedily, even after {a.probes} probes",
-        None: "not tried (too many nodes to raise)",
-    }[a.constructed]
+    found = a.construction_text()
     st.write(
         f"An attacker who knows a person's number of contacts finds them alone in "
         f"**{risk.unique_by_degree:,}** cases. To make every degree shared by at least "

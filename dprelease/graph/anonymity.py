@@ -17,9 +17,10 @@ The anonymisation follows Liu & Terzi in two steps:
 2. **The graph** (`construct`): the raises are realised greedily as new edges, the node with
    the largest raise left joined to the nodes with the largest raises left that it is not
    joined to yet. This can fail (a node would need an edge it already has, or more raised
-   partners than there are); then, as Liu & Terzi "probe", the p lowest degrees are raised by
-   one before step 1 and the construction is tried again (p = 1 … MAX_PROBES). The result
-   says whether the edges were found, and after how many probes.
+   partners than there are: a hub raised by thousands among a few hundred raised nodes); then,
+   as Liu & Terzi "probe", the p lowest degrees are raised by one before step 1 and the
+   construction is tried again, p = 1, 2, 4, … while the raised nodes stay within
+   CONSTRUCT_MAX_RAISED. The result says whether the edges were found, and the p it took.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ from dprelease.graph.edges import EdgeList
 CONSTRUCT_MAX_RAISED = 20_000
 """The most raised nodes the greedy construction tries (its work grows with their square)."""
 
-MAX_PROBES = 10
-"""How many probes (the p lowest degrees raised by one first) follow a stuck construction."""
-
 
 @dataclass(frozen=True)
 class Anonymisation:
@@ -49,7 +47,16 @@ class Anonymisation:
     nodes_raised: int
     k_after: int  # the k-degree of the anonymised degree sequence (≥ target_k)
     constructed: bool | None  # the edges were found greedily; None: not tried (too large)
-    probes: int = 0  # lowest degrees raised by one first (Liu–Terzi's probing)
+    probes: int = 0  # how many of the lowest degrees were raised by one first (probing)
+
+    def construction_text(self) -> str:
+        """Whether the edges were found, in words (the CLI and the dashboard)."""
+        if self.constructed is None:
+            return "not tried (too many nodes to raise)"
+        if self.constructed:
+            probed = f", once the {self.probes:,} lowest degrees were raised by one (probing)"
+            return "found greedily" + (probed if self.probes else "")
+        return f"not found greedily (probing stopped at the {self.probes:,} lowest degrees)"
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -197,20 +204,23 @@ class Anonymised:
 def anonymise_graph(edges: EdgeList, target_k: int) -> Anonymised:
     """Anonymise the degree sequence, then find the edges; when the greedy construction gets
     stuck, probe (Liu & Terzi): raise the p lowest degrees by one before anonymising, for
-    p = 1 … MAX_PROBES, and keep the first sequence whose edges are found."""
+    p = 1, 2, 4, …, and keep the first sequence whose edges are found. `added` is None when
+    none was found before the raised nodes exceeded CONSTRUCT_MAX_RAISED."""
     degrees = edges.degrees()
     lowest = np.argsort(degrees, kind="stable")
     first = anonymise_degrees(degrees, target_k)
-    for probes in range(MAX_PROBES + 1):
+    probes = 0
+    while probes <= degrees.size:
         sequence = degrees.copy()
         sequence[lowest[:probes]] += 1
         target = anonymise_degrees(sequence, target_k) if probes else first
         if int(np.count_nonzero(target > degrees)) > CONSTRUCT_MAX_RAISED:
-            return Anonymised(first, None, 0)
+            break
         added = construct(edges, target - degrees)
         if added is not None:
             return Anonymised(target, added, probes)
-    return Anonymised(first, None, MAX_PROBES)
+        probes = 2 * probes or 1
+    return Anonymised(first, None, probes)
 
 
 def _summary(edges: EdgeList, degrees: np.ndarray, target_k: int) -> Anonymisation:
@@ -236,26 +246,32 @@ def construct(edges: EdgeList, raises: np.ndarray) -> list[tuple[int, int]] | No
     nodes = np.flatnonzero(raises > 0)
     left = raises[nodes].astype(np.int64)
     n = edges.nodes
+    # Ties of the raise left go to the node of larger degree: it has more edges already, so
+    # fewer partners left; served last, it finds them taken (measured: stuck on the 1 M-edge
+    # bench graph with three hubs of raise 1 left, each joined to the others).
+    degree = edges.degrees()[nodes]
+    tie = degree.astype(np.float64) / (degree.max() + 1.0)
     existing = edges.first * n + edges.second  # sorted
-    added: set[int] = set()
+    partners: dict[int, list[int]] = {}  # positions in `nodes` already joined to a node
     new_edges: list[tuple[int, int]] = []
     while left.size and left.max() > 0:
-        i = int(np.argmax(left))
+        i = int(np.argmax(left + tie * (left > 0)))
         v = int(nodes[i])
         need = int(left[i])
         left[i] = 0
-        others = np.flatnonzero(left > 0)
+        free = left > 0
+        free[partners.get(i, [])] = False  # joined by this construction already
+        others = np.flatnonzero(free)
         pairs = np.minimum(nodes[others], v) * n + np.maximum(nodes[others], v)
         spot = np.searchsorted(existing, pairs)
         joined = (spot < existing.size) & (existing[np.minimum(spot, existing.size - 1)] == pairs)
-        joined |= np.isin(pairs, np.fromiter(added, dtype=np.int64, count=len(added)))
-        free = others[~joined]
-        if free.size < need:
+        others = others[~joined]
+        if others.size < need:
             return None
-        chosen = free[np.argsort(-left[free], kind="stable")[:need]]
+        chosen = others[np.argsort(-(left[others] + tie[others]), kind="stable")[:need]]
         left[chosen] -= 1
         for j in chosen.tolist():
+            partners.setdefault(j, []).append(i)
             u = int(nodes[j])
-            added.add(min(u, v) * n + max(u, v))
             new_edges.append((min(u, v), max(u, v)))
     return new_edges

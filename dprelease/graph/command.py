@@ -144,11 +144,7 @@ def _run_risk(args: argparse.Namespace) -> int:
         f"nodes unique by degree: {report.unique_by_degree:,}; nodes whose degree fewer than "
         f"{a.target_k} share: {report.below_target:,}"
     )
-    construction = {
-        True: "found greedily" + (f" after {a.probes} probe(s)" if a.probes else ""),
-        False: f"not found greedily, even after {a.probes} probes",
-        None: "not attempted (too many nodes to raise)",
-    }[a.constructed]
+    construction = a.construction_text()
     print(
         f"anonymise to k = {a.target_k}: raise {a.nodes_raised:,} nodes' degrees by "
         f"{a.degree_raise:,} in all = {a.edges_to_add:,} edges to add (k after: {a.k_after}); "
