@@ -250,7 +250,7 @@ def construct(edges: EdgeList, raises: np.ndarray) -> list[tuple[int, int]] | No
     # fewer partners left; served last, it finds them taken (measured: stuck on the 1 M-edge
     # bench graph with three hubs of raise 1 left, each joined to the others).
     degree = edges.degrees()[nodes]
-    tie = degree.astype(np.float64) / (degree.max() + 1.0)
+    tie = degree.astype(np.float64) / (degree.max(initial=0) + 1.0)
     existing = edges.first * n + edges.second  # sorted
     partners: dict[int, list[int]] = {}  # positions in `nodes` already joined to a node
     new_edges: list[tuple[int, int]] = []
