@@ -111,21 +111,22 @@ def edge_list(
     rows = table.num_rows
     if rows == 0:
         raise DataError(f"{where} has no edges; give at least one row of two end nodes.")
-    ends = [_node_text(table.column(i)) for i in (0, 1)]
-    both = pa.chunked_array(ends[0].chunks + ends[1].chunks, pa.string()).combine_chunks()
-    empty = np.flatnonzero(pc.equal(pc.utf8_length(both), 0).to_numpy(zero_copy_only=False))
-    if empty.size:
-        raise DataError(
-            f"Row {int(empty[0]) % rows + 1} of {where} has an empty end node; every edge needs "
-            "two nodes (a name or a number in each of the first two columns)."
-        )
-    encoded = pc.dictionary_encode(both)
+    # Work on each column's dictionary (its distinct texts), not on every row's text.
+    ends = table.select([0, 1]).unify_dictionaries()
+    coded = [_dictionary_and_indices(ends.column(i), where) for i in (0, 1)]
+    texts = [_node_text(dictionary) for dictionary, _ in coded]
+    empty = pc.equal(pc.utf8_length(texts[0]), 0).to_numpy(zero_copy_only=False)[coded[0][1]]
+    empty |= pc.equal(pc.utf8_length(texts[1]), 0).to_numpy(zero_copy_only=False)[coded[1][1]]
+    if empty.any():
+        _refuse_empty(int(np.argmax(empty)), where)
+    encoded = pc.dictionary_encode(pa.concat_arrays(texts))
     labels = encoded.dictionary
     order = np.asarray(pc.sort_indices(labels), dtype=np.int64)
     rank = np.empty(len(labels), dtype=np.int64)
     rank[order] = np.arange(len(labels), dtype=np.int64)
-    ids = rank[np.asarray(encoded.indices, dtype=np.int64)]
-    u, v = ids[:rows], ids[rows:]
+    ids = rank[np.asarray(encoded.indices, dtype=np.int64)]  # by dictionary entry
+    u = ids[: len(texts[0])][coded[0][1]]
+    v = ids[len(texts[0]) :][coded[1][1]]
     loops = np.flatnonzero(u == v)
     if loops.size:
         raise DataError(
@@ -148,11 +149,29 @@ def edge_list(
     )
 
 
-def _node_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A column's cells as trimmed text (numbers as they were written, if read as numbers)."""
-    text = column.cast(pa.string())
-    text = pc.fill_null(text, "")
-    trimmed: pa.ChunkedArray = pc.utf8_trim_whitespace(text)
+def _dictionary_and_indices(column: pa.ChunkedArray, where: str) -> tuple[pa.Array, np.ndarray]:
+    """A column's distinct values and each row's index into them (int64); a missing value
+    (a Parquet or Excel null) is refused as an empty end node."""
+    if column.null_count:
+        missing = pc.is_null(column).to_numpy(zero_copy_only=False)
+        _refuse_empty(int(np.argmax(missing)), where)
+    if not pa.types.is_dictionary(column.type):
+        column = pa.chunked_array([pc.dictionary_encode(column.combine_chunks())])
+    indices = [np.asarray(chunk.indices, dtype=np.int64) for chunk in column.chunks]
+    dictionary = column.chunks[0].dictionary  # one dictionary: unified by the caller
+    return dictionary, np.concatenate(indices)
+
+
+def _refuse_empty(row: int, where: str) -> None:
+    raise DataError(
+        f"Row {row + 1} of {where} has an empty end node; every edge needs two nodes (a name "
+        "or a number in each of the first two columns)."
+    )
+
+
+def _node_text(values: pa.Array) -> pa.Array:
+    """Values as trimmed text (numbers as they were written, if read as numbers)."""
+    trimmed: pa.Array = pc.utf8_trim_whitespace(values.cast(pa.string()))
     return trimmed
 
 

@@ -255,3 +255,15 @@ def test_constructed_edges_are_new_and_give_every_node_its_target():
         assert now.tolist() == target.tolist()
         checked += 1
     assert checked > 50
+
+
+def test_parquet_numbers_and_a_missing_end_node(tmp_path):
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3], "b": [2, 3, 1]}), path)
+    edges = read_edges(path)
+    assert edges.labels.to_pylist() == ["1", "2", "3"] and edges.edges == 3
+    pq.write_table(pa.table({"a": [1, 2, None], "b": [2, 3, 1]}), path)
+    with pytest.raises(DataError, match="Row 3 of 'e.parquet' has an empty end node"):
+        read_edges(path)
