@@ -265,5 +265,5 @@ def test_parquet_numbers_and_a_missing_end_node(tmp_path):
     edges = read_edges(path)
     assert edges.labels.to_pylist() == ["1", "2", "3"] and edges.edges == 3
     pq.write_table(pa.table({"a": [1, 2, None], "b": [2, 3, 1]}), path)
-    with pytest.raises(DataError, match="Row 3 of 'e.parquet' has an empty end node"):
+    with pytest.raises(DataError, match=r"Row 3 of 'e\.parquet' has an empty end node"):
         read_edges(path)
