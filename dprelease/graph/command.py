@@ -195,6 +195,7 @@ def _run_release(args: argparse.Namespace) -> int:
             service.set_cap(account, args.cap)
         published = charged_degree_release(edges, query, account, release_id=secrets.token_hex(16))
         _deliver(published.files, out, published.entry.release_id if published.entry else "")
+        _print_balance(account)
     summary = {
         "out": str(out),
         "privacy_unit": query.privacy_unit,
@@ -209,11 +210,29 @@ def _run_release(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
     else:
         print(
-            f"wrote a {query.privacy_unit}-DP degree histogram (ε = {query.epsilon:g}, degrees "
+            f"wrote {'a node' if query.node_dp else 'an edge'}-DP degree histogram (ε = {query.epsilon:g}, degrees "
             f"1 … {query.max_degree}, Δ₁ = {query.sensitivity}, ±{summary['moe_95']} per bin at "
             f"95%) to {out}"
         )
     return 0
+
+
+def _print_balance(account: Any) -> None:
+    """The account's lifetime spend after the charge, on stderr (as `release` prints it)."""
+    from dprelease.budget_text import budget_text
+
+    ledger = account.ledger
+    balance = ledger.balance(ledger.account(account.records, account.name, account.legacy).key)
+    left = (
+        "no lifetime cap (set one with --cap)"
+        if balance.left_epsilon is None
+        else f"ε = {budget_text(balance.left_epsilon, 'down')} left"
+    )
+    print(
+        f"ledger: this data set has spent ε = {budget_text(balance.spent_epsilon, 'up')} over "
+        f"{balance.releases} release(s), {left} ({ledger.path})",
+        file=sys.stderr,
+    )
 
 
 def _deliver(files: dict[str, bytes], out: Path, release_id: str) -> None:
