@@ -210,8 +210,8 @@ def _run_release(args: argparse.Namespace) -> int:
         print(json.dumps(summary))
     else:
         print(
-            f"wrote {'a node' if query.node_dp else 'an edge'}-DP degree histogram (ε = {query.epsilon:g}, degrees "
-            f"1 … {query.max_degree}, Δ₁ = {query.sensitivity}, ±{summary['moe_95']} per bin at "
+            f"wrote {'a node' if query.node_dp else 'an edge'}-DP degree histogram "
+            f"(ε = {query.epsilon:g}, degrees 1 … {query.max_degree}, Δ₁ = {query.sensitivity}, ±{summary['moe_95']} per bin at "
             f"95%) to {out}"
         )
     return 0
