@@ -211,8 +211,8 @@ def _run_release(args: argparse.Namespace) -> int:
     else:
         print(
             f"wrote {'a node' if query.node_dp else 'an edge'}-DP degree histogram "
-            f"(ε = {query.epsilon:g}, degrees 1 … {query.max_degree}, Δ₁ = {query.sensitivity}, ±{summary['moe_95']} per bin at "
-            f"95%) to {out}"
+            f"(ε = {query.epsilon:g}, degrees 1 … {query.max_degree}, Δ₁ = {query.sensitivity}, "
+            f"±{summary['moe_95']} per bin at 95%) to {out}"
         )
     return 0
 
