@@ -33,7 +33,7 @@ import numpy as np
 from dprelease.errors import DataError
 from dprelease.graph.edges import EdgeList
 
-CONSTRUCT_MAX_RAISED = 20_000
+CONSTRUCT_MAX_RAISED = 100_000
 """The most raised nodes the greedy construction tries (its work grows with their square)."""
 
 
