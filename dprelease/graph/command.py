@@ -110,6 +110,10 @@ def _refuse_release_options(args: argparse.Namespace) -> None:
             ("--node-dp", args.node_dp or None),
             ("--max-degree", args.max_degree),
             ("--out", args.out),
+            ("--ledger", args.ledger),
+            ("--no-ledger", args.no_ledger or None),
+            ("--cap", args.cap),
+            ("--dataset", args.dataset),
         )
         if value is not None
     ]

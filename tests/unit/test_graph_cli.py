@@ -91,6 +91,7 @@ def test_no_ledger_says_so(capsys, edges, tmp_path):
         ("", ["--k-degree", "2"], "is empty"),
         ("a,b\nx,y\n", ["--k-degree", "5"], "more than the graph's nodes"),
         ("a,b\nx,y\n", ["--k-degree", "2", "--epsilon", "1"], "--epsilon belong to"),
+        ("a,b\nx,y\n", ["--k-degree", "2", "--cap", "1"], "--cap belong to"),
         ("a,b\nx,y\n", ["--degree-histogram", "--epsilon", "1"], "needs --epsilon E and --out"),
         ("a,b\nx,y\n", ["--degree-histogram", "--epsilon", "1", "--node-dp", "--out", "o"],
          "--node-dp needs --max-degree"),
