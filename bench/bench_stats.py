@@ -23,13 +23,14 @@ import pyarrow.csv as pacsv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dprelease.plan.stat_spec import DiscoverSpec, parse_stat
+from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.discovery import calibrate_discovery, discover_domain
-from dprelease.stats.means import calibrate_mean, release_means
+from dprelease.stats.means import calibrate_mean, draw_means
 from dprelease.stats.quantile import calibrate_quantile, draw_quantiles, quantile_pmf, value_errors
-from dprelease.stats.spec import DiscoverSpec, parse_stat
-from dprelease.stats.sums import calibrate_sum, release_sums
+from dprelease.stats.sums import calibrate_sum, draw_sums
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "census_sample.csv"
 
@@ -55,7 +56,7 @@ def main() -> None:
     big = [i for i, g in enumerate(groups) if g.size >= 500]
     truth = np.array([np.quantile(g, 0.5, method="inverted_cdf") for g in groups])
     start = time.perf_counter()
-    releases = np.stack([draw_quantiles(data, mech)[:, 0] for _ in range(args.releases)])
+    releases = np.stack([draw_quantiles(data, mech, SECURE)[:, 0] for _ in range(args.releases)])
     seconds = (time.perf_counter() - start) / args.releases
     within = np.abs(releases[:, big] - truth[big]) <= 2
     exact = []
@@ -84,8 +85,8 @@ def main() -> None:
     income_data = StatData(cells, income, len(names))
     true_mean = np.array([g.clip(*bounds).mean() for g in income_data.groups()])
     true_sum = np.array([g.clip(*bounds).sum() for g in income_data.groups()])
-    mean_err = np.stack([release_means(income_data, mean_mech) - true_mean for _ in range(20)])
-    sum_err = np.stack([release_sums(income_data, sum_mech) - true_sum for _ in range(20)])
+    mean_err = np.stack([draw_means(income_data, mean_mech, SECURE) - true_mean for _ in range(20)])
+    sum_err = np.stack([draw_sums(income_data, sum_mech, SECURE) - true_sum for _ in range(20)])
     rel = np.abs(mean_err[:, big]) / true_mean[big]
     print("income by state, pure ε = 1 each (bounds [0, 500000], 20 releases):")
     print(
@@ -99,7 +100,7 @@ def main() -> None:
 
     counties = table.column("county").to_pylist()
     disc = calibrate_discovery(DiscoverSpec(20), Share("approx", 1.0, 1e-6), ctx)
-    found = [len(discover_domain(counties, disc).values) for _ in range(5)]
+    found = [len(discover_domain(counties, disc, SECURE).values) for _ in range(5)]
     sizes = np.unique(counties, return_counts=True)[1]
     print(f"county discovery, ε = 1, δ = 1e-6, min_count 20 (threshold {disc.threshold}):")
     print(

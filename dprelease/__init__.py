@@ -15,8 +15,10 @@ inward: each line imports only from lines above it or from its own subpackage.
     parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
     yaml_text       writes the YAML
     edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
+    stat_spec       a statistic's spec (`stat:`: quantile, sum, mean; their methods) and a
+                    discovery's; parse_stat, parse_discover, labels (errors only: a leaf)
     statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their
-                    checks; uses stats/spec, a leaf (errors only), for the specs themselves
+                    checks
     statistic_edit  dashboard edits: add a statistic, discover a column's domain
 - accounting/     privacy accounting; no data needed
     bisection       the one monotone search every inverse and conversion uses
@@ -30,9 +32,6 @@ inward: each line imports only from lines above it or from its own subpackage.
     dgauss_pld      approx's discrete Gaussians: (ε, δ) certified by their PLD (dp-accounting),
                     the least common noise factor; approx_noise applies it to strategies
     cost            what a PLD certificate lays out, from the σ's alone (zCDP beyond the limit)
-    statistics      statistics' and discoveries' shares off the total first, composed with the
-                    counts under every accountant (uses stats/)
-    statistic_budget  a statistic's calibrated mechanism, its plan --json entry, its errors
     tradeoffs       MoE against ε, the same noise under every accountant, scenarios
 - data/           CONFIDENTIAL microdata
     read            read_data: a CSV, Parquet or Excel file into a column table, size limits
@@ -57,6 +56,21 @@ inward: each line imports only from lines above it or from its own subpackage.
     accuracy        RMSE and bias before/after post-processing, by simulation
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
     values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
+- stats/          statistics beyond counts (quantiles, sums, means, domain discovery, sparse
+                  vector). Below release/: a statistic is priced by accounting/'s mechanisms
+                  and reads data/'s rows, and release/ draws it (handing it secure noise), so
+                  it sits between the two; accounting/'s allocate hands a plan with statistics
+                  to stats/allocation (one call, the only import up: issue 26).
+    budget          Share (a budget in the accountant's unit), StatContext (who neighbours are)
+    kind, registry  one StatisticKind object per kind and method (calibrate, draw, errors,
+                    texts); the registry is the only importer of the statistic modules
+    quantile, sums, means, discovery   the statistics themselves
+    noise, ranks    the noise a draw is handed (secure from release/, or PREVIEW numpy)
+    entry           a statistic's calibrated budget, its plan --json entry, its errors
+    allocation      statistics' and discoveries' shares off the total first, composed with the
+                    counts under every accountant
+    data, source    CONFIDENTIAL rows a statistic reads; command (release/validate of such
+                    plans), sparse_vector (Sparse(c), for release/suggest)
 - release/        where true counts meet noise, and what leaves the tool
     noise           secure noise for releases (exact tables or OpenDP); numpy for previews only
     exact_sampler   exact, secure, vectorised inverse-CDF tables (OS CSPRNG, certain floors)
@@ -66,6 +80,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     report_domains  the report's public definitions: each column's codes, labels, bins
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section
+    stat_noise      the secure noise statistics are handed (OpenDP, the OS CSPRNG)
+    suggest         the sparse vector's charged table suggestion
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
     service         what the CLI and the dashboard share around it: the ledger, the account,
                     the cap check; the uncharged release (`--no-ledger`, "ledger": null)
@@ -80,11 +96,6 @@ inward: each line imports only from lines above it or from its own subpackage.
                   cost (the error model's size and a search's work, from the tables alone).
                   A concern of its own: it plans what to measure, between accounting/ (which it
                   uses, and whose strategy_allocation calls it) and the release
-- stats/          statistics beyond counts: quantiles, sums, means, domain discovery, sparse
-                  vector; each a spec, a calibration within a budget share, a secure (OpenDP)
-                  and a preview sampler. Its own concern: other queries than tables of counts;
-                  source (CONFIDENTIAL rows a statistic reads), command (release/validate of
-                  such plans), suggest (the sparse vector's charged table suggestion)
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
                   one area's integer program); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation

@@ -99,7 +99,7 @@ def _summary_text(allocation: Allocation) -> str:
         text += "measured (the tables above are least-squares estimates from these):\n"
         text += _columns_text(measured) + "\n"
     if allocation.statistics or allocation.discoveries:  # issue 16
-        from dprelease.accounting.statistic_budget import statistics_text
+        from dprelease.stats.entry import statistics_text
 
         text += statistics_text(allocation)
     if allocation.accountant_choice is not None:

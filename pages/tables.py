@@ -12,7 +12,7 @@ from dprelease.plan.edit import add_every_k_way, add_table
 from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
 from dprelease.plan.statistic_edit import KINDS as STAT_KINDS
-from dprelease.plan.statistic_edit import add_statistic
+from dprelease.plan.statistic_edit import METHOD_CHOICES, add_statistic
 from dprelease.plan.table_spec import TableSpec
 from ui.markdown import md_error, md_lines
 from ui.state import current_plan, workspace
@@ -71,10 +71,11 @@ with st.form("add_statistic_form", clear_on_submit=True):  # issue 16
     stat_by = left.multiselect("Per cell of (none = overall)", columns, key="new_stat_by")
     stat_kind = middle.selectbox("Kind", STAT_KINDS, key="new_stat_kind")
     stat_column = right.text_input("Data column (numbers)", key="new_stat_column")
-    low, high, qs = st.columns(3)
+    low, high, qs, how = st.columns(4)
     stat_lo = low.number_input("Lower bound", value=0.0, key="new_stat_lo")
     stat_hi = high.number_input("Upper bound", value=100.0, key="new_stat_hi")
     stat_qs = qs.text_input("Quantiles (kind quantile)", "0.5", key="new_stat_quantiles")
+    stat_method = how.selectbox("Method", METHOD_CHOICES, key="new_stat_method")
     st.caption(
         "Values outside the bounds are clamped into them. How much clamping changes a "
         "statistic depends on the data and is unknown to this page and to every margin of "
@@ -82,11 +83,10 @@ with st.form("add_statistic_form", clear_on_submit=True):  # issue 16
     )
     if st.form_submit_button("Add statistic"):
         try:
-            _change(
-                add_statistic(
-                    ws.plan, stat_by, stat_kind, stat_column, (stat_lo, stat_hi), quantiles=stat_qs
-                )
-            )
+            bounds = (stat_lo, stat_hi)
+            added = add_statistic(ws.plan, stat_by, stat_kind, stat_column, bounds,
+                                  quantiles=stat_qs, method=stat_method)  # fmt: skip
+            _change(added)
         except DPReleaseError as error:
             st.error(md_error(error, "The plan is unchanged."))
 

@@ -1,6 +1,8 @@
 """Shared test set-up.
 
-Tests are sorted by kind: unit/ (against hand-computed or independent values), property/
+Tests are sorted by kind: unit/ (against hand-computed or independent values; one folder per
+subpackage of `dprelease/`, e.g. unit/plan/, unit/ledger/; project-wide checks such as the
+layer guard and the docs build at its top), property/
 (hypothesis), statistical/ (samplers and privacy audits: fit and power), integration/ (the
 cross-feature matrix: every command on one plan with every feature), app/ (Streamlit
 AppTest), browser/ (the real app in Chromium). Code that several tests share lives in the
@@ -13,8 +15,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from helpers import ROOT
+
+# Hypothesis draws the same examples on every run (a seed per test, from its name): a property
+# test's time and outcome never depend on luck, and a failure seen once is seen every time
+# (issue 25: "no test may depend on luck for its time"). Tests set their own max_examples.
+settings.register_profile("dprelease", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("dprelease")
+
+# pytest-xdist (`-n 2 --dist loadgroup`, the README's command): tests that start a heavy
+# process share one worker, so at most one Chromium + Streamlit server and one Spark JVM run at
+# a time, and the other worker takes the light tests (the suite's peak memory stays < 3 GB).
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        elif "spark" in item.nodeid.lower():
+            item.add_marker(pytest.mark.xdist_group("spark"))
 
 
 @pytest.fixture(autouse=True)

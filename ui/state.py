@@ -35,7 +35,7 @@ from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
 from dprelease.release.service import account_of, open_ledger
-from dprelease.stats.suggest import Suggestion
+from dprelease.release.suggest import Suggestion
 from ui.plan_store import Offer, new_token
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,14 +9,15 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.accounting.allocation import Allocation
-from dprelease.accounting.statistic_budget import StatisticBudget, statistic_error_curve
 from dprelease.errors import PlanError
 from dprelease.plan.model import Plan
+from dprelease.plan.stat_spec import QuantileSpec, RobustSpec
 from dprelease.plan.statistic_edit import set_quantile_resolution
 from dprelease.release.draw import Preview
-from dprelease.stats.spec import QuantileSpec
+from dprelease.stats.entry import StatisticBudget, statistic_error_curve
 from ui.markdown import md, static_table
 from ui.state import Workspace
+from ui.statistic_methods import render_statistic_methods
 
 
 def show_preview_statistics(preview: Preview) -> None:
@@ -33,8 +34,9 @@ def show_preview_statistics(preview: Preview) -> None:
         cells = itertools.product(*(schema[c].display_labels for c in statistic.by))
         labels = [" × ".join(cell) for cell in cells] if statistic.by else ["(all)"]
         values = released.values.reshape(len(labels), -1)
-        if isinstance(statistic.stat, QuantileSpec):
-            heads = [f"q = {float(q):g}" for q in statistic.stat.quantiles]
+        stat = statistic.stat
+        if isinstance(stat, QuantileSpec | RobustSpec) and stat.kind == "quantile":
+            heads = [f"q = {float(q):g}" for q in stat.quantiles]
         else:
             heads = [statistic.stat.kind]
         errors = preview.statistic_errors.get(statistic.name) or [{} for _ in labels]
@@ -49,6 +51,7 @@ def show_preview_statistics(preview: Preview) -> None:
             "value from the mechanism's own distribution, a mean's RMSE and bias by "
             "simulation, a sum's noise margin. Clamping to the bounds is not included."
         )
+    render_statistic_methods(preview.allocation)  # issue 28.1: which method, and why
 
 
 def show_statistics_budget(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
@@ -60,14 +63,7 @@ def show_statistics_budget(ws: Workspace, plan: Plan, allocation: Allocation) ->
     rows = []
     for budget in allocation.statistics:
         entry = budget.to_dict()
-        error = entry["error"]
-        shown = (
-            "rank ±" + ", ".join(f"{r:.3g}" for r in error["moe_rank"])
-            if "moe_rank" in error
-            else f"sum ±{error['sum_moe']:.4g}, count ±{error['count_moe']:.3g}"
-            if "sum_moe" in error
-            else f"±{error['moe']:.4g}"
-        )
+        shown = budget.kind.short_margin(entry["error"])
         rows.append(
             {
                 "statistic": entry["name"],
@@ -102,7 +98,10 @@ def show_statistics_budget(ws: Workspace, plan: Plan, allocation: Allocation) ->
         "one of the values lo, lo + resolution, … ≤ hi; a sum or mean rounds each value to a "
         "multiple of it."
     )
-    _resolution_boxes(ws, [b for b in allocation.statistics if b.statistic.stat.kind == "quantile"])
+    render_statistic_methods(allocation)  # issue 28.1: which method, and why
+    _resolution_boxes(
+        ws, [b for b in allocation.statistics if isinstance(b.statistic.stat, QuantileSpec)]
+    )
     epsilons = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0]
     # the accountant the allocation settled on (`auto` is chosen at allocation time)
     plan = replace(plan, budget=replace(plan.budget, accounting=allocation.accounting))

@@ -9,7 +9,7 @@ from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError, Ledger
 from dprelease.plan.model import Plan
 from dprelease.release.publish import Account
-from dprelease.stats.suggest import Question, candidates_plan, charged_suggestion
+from dprelease.release.suggest import Question, candidates_plan, charged_suggestion
 from ui.markdown import md, static_table
 from ui.state import Workspace
 

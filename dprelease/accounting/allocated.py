@@ -20,7 +20,7 @@ from dprelease.plan.model import ConcreteAccounting, StrategyKind
 from dprelease.plan.table_spec import Sensitivity, TableSpec
 
 if TYPE_CHECKING:
-    from dprelease.accounting.statistic_budget import DiscoveryBudget, StatisticBudget
+    from dprelease.stats.entry import DiscoveryBudget, StatisticBudget
     from dprelease.strategy.accountant import AccountantChoice
 
 
@@ -131,7 +131,7 @@ class Allocation:
     required: Guarantee | None = None  # what the accuracy targets need (allocation: targets)
     advice: tuple[str, ...] = ()
     accountant_choice: AccountantChoice | None = None  # set when `accounting: auto` chose
-    # issue 16: tables with `stat:` and discovered domains (dprelease.accounting.statistics)
+    # issue 16: tables with `stat:` and discovered domains (dprelease.stats.allocation)
     statistics: tuple[StatisticBudget, ...] = ()
     discoveries: tuple[DiscoveryBudget, ...] = ()
 

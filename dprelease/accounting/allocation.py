@@ -319,7 +319,7 @@ def allocate(plan: Plan) -> Allocation:
 def _allocate(plan: Plan) -> Allocation:
     sens = sensitivity(plan.unit, plan.neighbors)
     if plan.statistics or plan.discoveries:  # issue 16: their shares come off the total first
-        from dprelease.accounting.statistics import allocate_with_statistics
+        from dprelease.stats.allocation import allocate_with_statistics
 
         return allocate_with_statistics(_statistics_accounting(plan, sens), allocate)
     accounting, choice = resolve_accounting(plan, sens)

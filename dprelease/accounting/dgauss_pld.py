@@ -106,7 +106,7 @@ def discrete_gaussian_pld(sigma: float) -> Any:
     numpy: dp_accounting evaluates the privacy loss there one integer at a time in Python
     (11 s at σ = 9,000, at every step of the factor search). The losses (−½ − x)/σ² are the
     same floating-point operations, so the grid points, their δ's and the PMF are identical
-    (tests/unit/test_plan_resources.py compares them)."""
+    (tests/unit/plan/test_plan_resources.py compares them)."""
     from dp_accounting.pld import pld_pmf, privacy_loss_mechanism
 
     loss = privacy_loss_mechanism.DiscreteGaussianPrivacyLoss(sigma, sensitivity=1)

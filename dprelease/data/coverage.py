@@ -14,12 +14,11 @@ import pyarrow as pa
 
 from dprelease.data.columns import float_values
 from dprelease.data.count import encode_columns
-from dprelease.data.report import ColumnReport, StatisticReport
+from dprelease.data.report import ColumnReport, StatisticReport, statistic_report
 from dprelease.errors import quote
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_schema
 from dprelease.plan.schema import MISSING_CODE
-from dprelease.stats.data import statistic_report
 
 
 def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnReport]:

@@ -9,7 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from dprelease.errors import InternalError, quote
+from dprelease.plan.stat_spec import stat_bounds
+from dprelease.plan.statistic import StatisticTable
 
 
 @dataclass(frozen=True)
@@ -128,4 +132,20 @@ def merge_reports(reports: Sequence[DataReport]) -> DataReport:
         rows_read=sum(r.rows_read for r in reports),
         rows_dropped_by_unit_cap=sum(r.rows_dropped_by_unit_cap for r in reports),
         columns=columns,
+    )
+
+
+def statistic_report(statistic: StatisticTable, values: np.ndarray) -> StatisticReport:
+    """CONFIDENTIAL: of these values of the statistic's column, how many are no number (the
+    row is left out of the statistic: `kept` drops NaN) and how many lie outside the bounds
+    (clamped: sums and means clamp them, a quantile ranks them below or above every
+    candidate)."""
+    lo, hi = stat_bounds(statistic.stat)
+    missing = np.isnan(values)
+    outside = ~missing & ((values < lo) | (values > hi))
+    return StatisticReport(
+        statistic.name,
+        statistic.stat.column,
+        rows_left_out=int(np.count_nonzero(missing)),
+        rows_clamped=int(np.count_nonzero(outside)),
     )

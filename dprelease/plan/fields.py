@@ -17,9 +17,9 @@ from dprelease.plan.schema import (
     format_number,
     is_number,
 )
+from dprelease.plan.stat_spec import parse_discover, parse_stat
 from dprelease.plan.statistic import DISCOVERED, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Target, Unit
-from dprelease.stats.spec import parse_discover, parse_stat
 
 T = TypeVar("T")
 TOP_KEYS = (

@@ -194,7 +194,13 @@ def check_plan(plan: Plan) -> list[str]:
     problems.extend(unknown_column_problems(plan.tables, plan.schema.names))
     for spec in plan.tables:
         problems.extend(_lock_problems(spec, plan.budget))
-    problems.extend(statistic_problems(plan))
+    stat_tables = tuple(s.table for s in plan.statistics)
+    problems.extend(unknown_column_problems(stat_tables, plan.schema.names))
+    problems.extend(
+        statistic_problems(
+            plan.statistics, plan.discoveries, plan.schema, plan.unit, plan.budget.accounting
+        )
+    )
     if plan.unit.kind == "id" and plan.unit.column in plan.used_columns:
         problems.append(
             f"The unit id column {quote(plan.unit.column)} cannot also be a table column."

@@ -34,9 +34,9 @@ from dprelease.plan.fields import (
 from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknown_column_problems
 from dprelease.plan.schema import Column, NumericColumn, Schema
 from dprelease.plan.size import check_plan_size
+from dprelease.plan.stat_spec import parse_discover, stat_to_dict
 from dprelease.plan.statistic import Discovery, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Unit
-from dprelease.stats.spec import parse_discover, stat_to_dict
 
 
 def _schema(raw: object, bag: Collector) -> Schema | None:

@@ -1,7 +1,7 @@
 """A table of statistics (`stat:`) and a column whose domain is discovered (`discover:`).
 
 A plan's `tables:` entry with `stat:` releases one statistic per cell of its `by` columns (a
-quantile, a sum or a mean of a data column, `dprelease.stats.spec`) instead of counts. It is
+quantile, a sum or a mean of a data column, `dprelease.plan.stat_spec`) instead of counts. It is
 kept apart from the count tables (`Plan.statistics`), so that counting, post-processing and
 the accuracy strategy see count tables only. `weight`, `epsilon` and `rho` mean what they mean
 for a count table; `delta` and `target` do not apply.
@@ -10,14 +10,12 @@ for a count table; `delta` and `target` do not apply.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from dprelease.errors import PlanError, quote
-from dprelease.plan.table_spec import TableSpec
-from dprelease.stats.spec import DiscoverSpec, StatSpec
-
-if TYPE_CHECKING:
-    from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn, Schema
+from dprelease.plan.stat_spec import DiscoverSpec, StatSpec
+from dprelease.plan.table_spec import TableSpec, Unit
 
 DISCOVERED: Final = "discovered"  # a column's domain_source once discovery has run
 
@@ -55,22 +53,26 @@ class Discovery:
     spec: DiscoverSpec
 
 
-def statistic_problems(plan: Plan) -> list[str]:
-    """Problems of the statistics and discoveries that involve the rest of the plan."""
-    from dprelease.plan.model import unknown_column_problems
-    from dprelease.plan.schema import CategoricalColumn
-
-    problems = unknown_column_problems(tuple(s.table for s in plan.statistics), plan.schema.names)
-    for statistic in plan.statistics:
+def statistic_problems(
+    statistics: tuple[StatisticTable, ...],
+    discoveries: tuple[Discovery, ...],
+    schema: Schema,
+    unit: Unit,
+    accounting: str,
+) -> list[str]:
+    """Problems of the statistics and discoveries that involve the rest of the plan (its
+    unknown columns are the model's `unknown_column_problems`: this module sits below it)."""
+    problems: list[str] = []
+    for statistic in statistics:
         where = f"Table {quote(statistic.name)}"
-        if plan.unit.kind == "id" and statistic.stat.column == plan.unit.column:
+        if unit.kind == "id" and statistic.stat.column == unit.column:
             problems.append(f"{where}: the unit id column cannot be a statistic's column.")
-        if statistic.table.rho is not None and plan.budget.accounting != "zcdp":
+        if statistic.table.rho is not None and accounting != "zcdp":
             problems.append(f"{where} locks rho, which only zcdp accounting uses.")
-    for discovery in plan.discoveries:
-        column = next((c for c in plan.schema.columns if c.name == discovery.column), None)
+    for discovery in discoveries:
+        column = next((c for c in schema.columns if c.name == discovery.column), None)
         if not isinstance(column, CategoricalColumn) or column.domain_source != DISCOVERED:
             problems.append(f"Column {quote(discovery.column)} is not a discovered column.")
-        elif plan.unit.kind == "id" and discovery.column == plan.unit.column:
+        elif unit.kind == "id" and discovery.column == unit.column:
             problems.append("The unit id column cannot have a discovered domain.")
     return problems

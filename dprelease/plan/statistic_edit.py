@@ -1,7 +1,7 @@
 """Dashboard edits of the draft plan for issue 16: add a statistic, discover a domain.
 
 Like `dprelease.plan.edit`, each takes the plan mapping and returns a changed copy; the values
-are checked by the parser of the plan (`dprelease.stats.spec`) before they are kept.
+are checked by the parser of the plan (`dprelease.plan.stat_spec`) before they are kept.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from typing import Any
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.edit import PlanDict, table_name
-from dprelease.stats.spec import parse_discover, parse_stat
+from dprelease.plan.stat_spec import parse_discover, parse_stat
 
 KINDS = ("quantile", "sum", "mean")
+DEFAULT_METHOD = "default"  # the kind's own default method (the Tables page's first choice)
+METHOD_CHOICES = (DEFAULT_METHOD, "smooth_sensitivity", "sample_and_aggregate")
 
 
 def parse_quantiles(text: str) -> float | list[float]:
@@ -39,8 +41,10 @@ def add_statistic(
     *,
     quantiles: str = "0.5",
     name: str | None = None,
+    method: str = DEFAULT_METHOD,
 ) -> PlanDict:
-    """Add a table of statistics (`stat:`), checked before it is kept."""
+    """Add a table of statistics (`stat:`), checked before it is kept. `method` is the
+    kind's (`stat_spec.METHODS`), or DEFAULT_METHOD for the kind's default (left unwritten)."""
     if kind not in KINDS:
         raise PlanError(f"A statistic is one of {', '.join(KINDS)}, got {quote(kind)}.")
     column = column.strip()
@@ -49,6 +53,8 @@ def add_statistic(
     if kind == "quantile":
         stat["column"] = column
     stat["bounds"] = [lo, hi]
+    if method != DEFAULT_METHOD:
+        stat["method"] = method
     out = copy.deepcopy(plan)
     out.setdefault("tables", [])
     taken = [t.get("name", "") for t in out["tables"]]

@@ -34,7 +34,7 @@ from dprelease.release.statistics import (
     draw_statistics,
     preview_errors,
 )
-from dprelease.stats.discovery import DiscoveredDomain
+from dprelease.stats.registry import DiscoveredDomain
 from dprelease.stats.source import StatSource
 
 

@@ -3,7 +3,9 @@
 Order: each discovered column's domain is drawn first (the stability-based histogram), the
 plan is completed with the released domains, the count tables are counted on it and drawn
 (`draw.draw_release`), then every statistic is drawn per cell. A release uses OpenDP's secure
-samplers only; a preview passes a numpy generator and is labelled PREVIEW.
+samplers only; a preview passes a numpy generator and is labelled PREVIEW. Each statistic is
+drawn by its own object (`dprelease.stats.registry`), handed the noise (`stat_noise.SECURE`,
+or `PreviewNoise` for a preview).
 """
 
 from __future__ import annotations
@@ -15,17 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.accounting.allocation import Allocation, allocate
-from dprelease.accounting.statistic_budget import StatisticBudget
 from dprelease.data.count import TrueCounts
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.statistic import DISCOVERED
-from dprelease.stats.discovery import DiscoveredDomain, discover_domain, preview_domain
-from dprelease.stats.means import MeanMechanism, preview_means, release_means
-from dprelease.stats.quantile import QuantileMechanism, draw_quantiles, preview_sampler
+from dprelease.release.stat_noise import SECURE
+from dprelease.stats.entry import StatisticBudget
+from dprelease.stats.noise import PreviewNoise, StatNoise
+from dprelease.stats.registry import DISCOVERY, DiscoveredDomain
 from dprelease.stats.source import StatSource
-from dprelease.stats.sums import SumMechanism, preview_sums, release_sums
 
 Counter = Callable[[Plan], TrueCounts]  # counts the count tables of the completed plan
 EmptyTable = tuple[str, tuple[str, ...], str]  # name, by, "count" or "value"
@@ -47,14 +48,16 @@ def discover_domains(
     plan: Plan, allocation: Allocation, source: StatSource, rng: np.random.Generator | None
 ) -> dict[str, DiscoveredDomain]:
     """Each discovered column's released domain (secure unless `rng` is given: PREVIEW)."""
-    found = {}
-    for budget in allocation.discoveries:
-        texts = source.texts(budget.column)
-        if rng is None:
-            found[budget.column] = discover_domain(texts, budget.mechanism)
-        else:
-            found[budget.column] = preview_domain(texts, budget.mechanism, rng)
-    return found
+    noise = _noise(rng)
+    return {
+        budget.column: DISCOVERY.draw(source.texts(budget.column), budget.mechanism, noise)
+        for budget in allocation.discoveries
+    }
+
+
+def _noise(rng: np.random.Generator | None) -> StatNoise:
+    """Secure noise for a release; numpy's (PREVIEW) when a generator is given."""
+    return SECURE if rng is None else PreviewNoise(rng)
 
 
 def with_domains(plan: Plan, domains: dict[str, DiscoveredDomain]) -> Plan:
@@ -79,20 +82,7 @@ def draw_statistic(
     plan: Plan, budget: StatisticBudget, source: StatSource, rng: np.random.Generator | None
 ) -> ReleasedStatistic:
     data = source.stat_data(plan, budget.statistic)
-    mech = budget.mechanism
-    values: np.ndarray
-    if isinstance(mech, QuantileMechanism):
-        values = (
-            draw_quantiles(data, mech)
-            if rng is None
-            else draw_quantiles(data, mech, preview_sampler(rng))
-        )
-    elif isinstance(mech, SumMechanism):
-        values = release_sums(data, mech) if rng is None else preview_sums(data, mech, rng)
-    elif isinstance(mech, MeanMechanism):
-        values = release_means(data, mech) if rng is None else preview_means(data, mech, rng)
-    else:
-        raise InternalError("unknown statistic mechanism")
+    values = budget.kind.draw(data, budget.mechanism, _noise(rng))
     values.setflags(write=False)
     return ReleasedStatistic(budget, values)
 
@@ -180,35 +170,14 @@ def preview_errors(
     plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator
 ) -> dict[str, list[dict[str, float]]]:
     """CONFIDENTIAL (read from the data; Preview only): each statistic's error per cell at
-    the plan's confidence. A quantile's exact margin in rank and in value, from the
-    mechanism's output distribution on the cell's values; a mean's RMSE by simulation (preview
-    noise); a sum's margin (the noise's, data-free)."""
-    from dprelease.stats.means import simulate_mean_error
-    from dprelease.stats.quantile import exact_moe, quantile_pmf, rank_errors, value_errors
-
+    the plan's confidence, as its object reads it (`StatisticKind.preview_error`): e.g. a
+    quantile's exact margin in rank and in value, a mean's RMSE by simulation."""
     if source is None:
         return {}
     alpha = 1 - allocation.confidence
-    out: dict[str, list[dict[str, float]]] = {}
-    for budget in allocation.statistics:
-        data = source.stat_data(plan, budget.statistic)
-        mech = budget.mechanism
-        rows: list[dict[str, float]] = []
-        if isinstance(mech, QuantileMechanism):
-            grid = mech.grid()
-            for values in data.groups():
-                row: dict[str, float] = {}
-                for q, scale in zip(mech.spec.quantiles, mech.scales, strict=True):
-                    pmf = quantile_pmf(values, grid, q, scale)
-                    label = f"{float(q):g}"
-                    row[f"±rank q={label}"] = exact_moe(pmf, rank_errors(values, grid, q), alpha)
-                    row[f"±value q={label}"] = exact_moe(pmf, value_errors(values, grid, q), alpha)
-                rows.append(row)
-        elif isinstance(mech, MeanMechanism):
-            error = simulate_mean_error(data, mech, rng, draws=100)
-            pairs = zip(error.rmse.tolist(), error.bias.tolist(), strict=True)
-            rows = [{"RMSE": rmse, "bias": bias} for rmse, bias in pairs]
-        elif isinstance(mech, SumMechanism):
-            rows = [{"±": mech.value_moe(alpha)} for _ in range(data.n_cells)]
-        out[budget.name] = rows
-    return out
+    return {
+        budget.name: budget.kind.preview_error(
+            source.stat_data(plan, budget.statistic), budget.mechanism, alpha, rng
+        )
+        for budget in allocation.statistics
+    }

@@ -17,8 +17,7 @@ from dprelease.plan.model import Plan
 from dprelease.release.csv_cells import csv_bytes
 from dprelease.release.report_domains import with_labels
 from dprelease.release.statistics import ReleasedStatistic
-from dprelease.stats.discovery import DiscoveredDomain
-from dprelease.stats.spec import QuantileSpec
+from dprelease.stats.registry import DiscoveredDomain, kind_of_entry
 
 
 def statistic_csv(
@@ -30,17 +29,16 @@ def statistic_csv(
     statistic = released.budget.statistic
     out: list[list[str]] = []
     spec = statistic.table
-    quantiles = statistic.stat.quantiles if isinstance(statistic.stat, QuantileSpec) else None
-    several = quantiles is not None and len(quantiles) > 1
+    labels = released.budget.kind.csv_labels(statistic.stat)  # several values per cell
+    several = labels is not None
     header = [*spec.by, *(["quantile"] if several else []), "value"]
     values = released.values.reshape(released.values.shape[0], -1).tolist()
     cells = list(spec.cell_labels(plan.schema)) if spec.by else [()]
     rows: list[list[str]] = []
     for cell, row in zip(cells, values, strict=True):
-        if several:
-            assert quantiles is not None
-            pairs = zip(quantiles, row, strict=True)
-            rows.extend([*cell, f"{float(q):g}", number(value)] for q, value in pairs)
+        if labels is not None:
+            pairs = zip(labels, row, strict=True)
+            rows.extend([*cell, label, number(value)] for label, value in pairs)
         else:
             rows.append([*cell, number(row[0])])
     header, labelled = with_labels(header, rows, spec.by, plan.schema)
@@ -71,34 +69,6 @@ def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.4g}"
 
 
-def _error_text(entry: dict[str, Any], confidence: str) -> str:
-    error = entry["error"]
-    if "moe_rank" in error:
-        ranks = ", ".join(f"{r:.4g}" for r in error["moe_rank"])
-        return (
-            f"rank within ±{ranks} of the best grid candidate ({confidence}); its error in value"
-            " depends on how dense the data are near the quantile"
-        )
-    if "sum_moe" in error:
-        return (
-            f"noisy sum ±{_fmt(error['sum_moe'])}, noisy count ±{_fmt(error['count_moe'])} "
-            f"({confidence}); the mean's error ≈ √(σ_S² + mean²·σ_N²)/n shrinks with the "
-            f"group's size (σ_S = {_fmt(error['sum_noise_std'])}, σ_N = "
-            f"{_fmt(error['count_noise_std'])})"
-        )
-    return f"±{_fmt(error['moe'])} per cell ({confidence}), noise std {_fmt(error['noise_std'])}"
-
-
-MECHANISM_TEXT = {
-    "quantile": "exponential mechanism over a public grid of candidates within the bounds, "
-    "utility −|rank − q·n| (OpenDP's make_private_quantile, exact Gumbel noisy max)",
-    "sum": "values clamped into the bounds and rounded to the resolution, then the "
-    "accountant's noise on each cell's sum (OpenDP's secure samplers)",
-    "mean": "noisy sum of the clamped values over a noisy count (post-processing), each with "
-    "the accountant's noise (OpenDP's secure samplers)",
-}
-
-
 def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
     """The report's section on statistics and discovered domains (every text escaped)."""
     names = [e for e in meta["tables"] if "stat" in e]
@@ -108,9 +78,10 @@ def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
             f"<tr><td>{escape(entry['name'])}</td><td>{escape(entry['description'])}</td>"
             f"<td>{escape(' × '.join(entry['by']) or '(total)')}</td>"
             f"<td>{escape(entry['rows_used'])}</td>"
-            f"<td>{escape(MECHANISM_TEXT[entry['kind']])}</td>"
+            f"<td>{escape(kind_of_entry(entry).mechanism_text)}</td>"
             f"<td>{_fmt(entry['epsilon'])}</td><td>{_fmt(entry['delta'])}</td>"
-            f"<td>{_fmt(entry['rho'])}</td><td>{escape(_error_text(entry, confidence))}</td></tr>"
+            f"<td>{_fmt(entry['rho'])}</td>"
+            f"<td>{escape(kind_of_entry(entry).error_text(entry['error'], confidence))}</td></tr>"
         )
     discoveries = [
         f"<li>{escape(column)}: the values whose noisy count reached {d['discovery']['threshold']}"

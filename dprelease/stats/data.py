@@ -14,26 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dprelease.data.report import StatisticReport
 from dprelease.errors import InternalError
-from dprelease.plan.statistic import StatisticTable
-from dprelease.stats.spec import stat_bounds
-
-
-def statistic_report(statistic: StatisticTable, values: np.ndarray) -> StatisticReport:
-    """CONFIDENTIAL: of these values of the statistic's column, how many are no number (the
-    row is left out of the statistic: `kept` drops NaN) and how many lie outside the bounds
-    (clamped: sums and means clamp them, a quantile ranks them below or above every
-    candidate)."""
-    lo, hi = stat_bounds(statistic.stat)
-    missing = np.isnan(values)
-    outside = ~missing & ((values < lo) | (values > hi))
-    return StatisticReport(
-        statistic.name,
-        statistic.stat.column,
-        rows_left_out=int(np.count_nonzero(missing)),
-        rows_clamped=int(np.count_nonzero(outside)),
-    )
 
 
 @dataclass(frozen=True, repr=False)

@@ -37,10 +37,10 @@ from dprelease.accounting.composition import round_up
 from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import BudgetError, InternalError
+from dprelease.plan.stat_spec import DiscoverSpec
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.spec import DiscoverSpec
+from dprelease.stats.noise import StatNoise
 
 DOMAIN_SOURCE = "discovered"
 _SAFETY = 1 + 1e-9  # float δ formulas are checked with this much room
@@ -151,35 +151,29 @@ class DiscoveredDomain:
     domain_source: str = DOMAIN_SOURCE
 
 
-def _discover(
-    values: Sequence[object],
-    mechanism: DiscoveryMechanism,
-    noisy: np.ndarray | None,
-    keys: list[object],
+def discover_domain(
+    values: Sequence[object], mechanism: DiscoveryMechanism, noise: StatNoise
 ) -> DiscoveredDomain:
-    assert noisy is not None
+    """The column's released domain: noise on every present count (secure: OpenDP's discrete
+    Laplace; a preview's numpy noise), the keys at or above the threshold, sorted."""
+    present = _present(values)
+    keys = list(present)
+    counts = np.array([present[k] for k in keys], dtype=np.int64)
+    noisy = noise.counts(counts, mechanism.noise, mechanism.sensitivity) if keys else counts
     kept = [key for key, count in zip(keys, noisy, strict=True) if count >= mechanism.threshold]
     return DiscoveredDomain(sort_domain(kept), mechanism.threshold, mechanism.spec.min_count)
 
 
-def discover_domain(values: Sequence[object], mechanism: DiscoveryMechanism) -> DiscoveredDomain:
-    """The column's released domain: OpenDP's secure discrete Laplace on every present count."""
-    present = _present(values)
-    keys = list(present)
-    counts = np.array([present[k] for k in keys], dtype=np.int64)
-    sens = mechanism.sensitivity
-    noisy = (
-        secure_noisy_counts(counts, mechanism.noise, sens.l1, sens.l2_squared) if keys else counts
-    )
-    return _discover(values, mechanism, noisy, keys)
+class DiscoveryKind:
+    """Domain discovery as one object: calibrate a share, draw a domain."""
+
+    def calibrate(self, spec: DiscoverSpec, share: Share, ctx: StatContext) -> DiscoveryMechanism:
+        return calibrate_discovery(spec, share, ctx)
+
+    def draw(
+        self, values: Sequence[object], mechanism: DiscoveryMechanism, noise: StatNoise
+    ) -> DiscoveredDomain:
+        return discover_domain(values, mechanism, noise)
 
 
-def preview_domain(
-    values: Sequence[object], mechanism: DiscoveryMechanism, rng: np.random.Generator
-) -> DiscoveredDomain:
-    """PREVIEW only (numpy noise)."""
-    present = _present(values)
-    keys = list(present)
-    counts = np.array([present[k] for k in keys], dtype=np.int64)
-    noisy = counts + preview_noise(mechanism.noise, counts.size, rng)
-    return _discover(values, mechanism, noisy, keys)
+DISCOVERY = DiscoveryKind()

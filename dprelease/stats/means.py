@@ -18,16 +18,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.stat_spec import MeanSpec, StatSpec
 from dprelease.plan.table_spec import Sensitivity, Unit, sensitivity
-from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
-from dprelease.stats.spec import MeanSpec
-from dprelease.stats.sums import SumMechanism, calibrate_sum, noise_for, true_unit_sums
+from dprelease.stats.kind import StatisticKind
+from dprelease.stats.noise import PreviewNoise, StatNoise
+from dprelease.stats.sums import (
+    SumMechanism,
+    calibrate_sum,
+    fmt,
+    noise_for,
+    true_unit_sums,
+)
 
 
 @dataclass(frozen=True)
@@ -71,28 +79,12 @@ def combine(noisy_sums: np.ndarray, noisy_counts: np.ndarray, spec: MeanSpec) ->
     return means
 
 
-def release_means(data: StatData, mechanism: MeanMechanism) -> np.ndarray:
-    """Released means per group: secure noisy sum over secure noisy count."""
-    total, sens = mechanism.total, mechanism.total.sensitivity
-    sums = secure_noisy_counts(
-        true_unit_sums(data, total.spec), total.noise, sens.l1, sens.l2_squared
-    )
-    csens = mechanism.count_sensitivity
-    counts = secure_noisy_counts(
-        true_counts(data), mechanism.count_noise, csens.l1, csens.l2_squared
-    )
+def draw_means(data: StatData, mechanism: MeanMechanism, noise: StatNoise) -> np.ndarray:
+    """Released means per group: noisy sum over noisy count (secure, or PREVIEW by `noise`)."""
+    total = mechanism.total
+    sums = noise.counts(true_unit_sums(data, total.spec), total.noise, total.sensitivity)
+    counts = noise.counts(true_counts(data), mechanism.count_noise, mechanism.count_sensitivity)
     return combine(sums * float(total.spec.resolution), counts, mechanism.spec)
-
-
-def preview_means(data: StatData, mechanism: MeanMechanism, rng: np.random.Generator) -> np.ndarray:
-    """PREVIEW only (numpy noise)."""
-    sums = true_unit_sums(data, mechanism.total.spec)
-    counts = true_counts(data)
-    noisy_sums = (sums + preview_noise(mechanism.total.noise, sums.size, rng)) * float(
-        mechanism.total.spec.resolution
-    )
-    noisy_counts = counts + preview_noise(mechanism.count_noise, counts.size, rng)
-    return combine(noisy_sums, noisy_counts, mechanism.spec)
 
 
 @dataclass(frozen=True)
@@ -111,5 +103,79 @@ def simulate_mean_error(
     counts = true_counts(data)
     sums = true_unit_sums(data, mechanism.total.spec) * float(mechanism.total.spec.resolution)
     truth = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    errors = np.stack([preview_means(data, mechanism, rng) - truth for _ in range(draws)])
+    noise = PreviewNoise(rng)
+    errors = np.stack([draw_means(data, mechanism, noise) - truth for _ in range(draws)])
     return MeanError(np.sqrt((errors**2).mean(axis=0)), errors.mean(axis=0), draws)
+
+
+class MeanKind(StatisticKind[MeanMechanism]):
+    """Noisy clamped sum over noisy count (the default method of a mean)."""
+
+    kind = "mean"
+    method = "clamped"
+    mechanism_text = (
+        "noisy sum of the clamped values over a noisy count (post-processing), each with "
+        "the accountant's noise (OpenDP's secure samplers)"
+    )
+
+    def calibrate(self, spec: StatSpec, share: Share, ctx: StatContext) -> MeanMechanism:
+        assert isinstance(spec, MeanSpec)
+        return calibrate_mean(spec, share, ctx)
+
+    def mechanism_name(self, mech: MeanMechanism) -> str:
+        return mech.total.noise.mechanism
+
+    def error(self, mech: MeanMechanism, confidence: float) -> dict[str, Any]:
+        """The margins of its sum and count; the mean's error ≈ √(σ_S² + μ²σ_N²)/n shrinks
+        with the group's n rows."""
+        alpha = 1 - confidence
+        return {
+            "sum_moe": mech.total.value_moe(alpha),
+            "count_moe": mech.count_noise.moe(alpha),
+            "sum_noise_std": mech.total.value_std,
+            "count_noise_std": mech.count_noise.std,
+        }
+
+    def sensitivity(self, mech: MeanMechanism) -> dict[str, float | None]:
+        """L1 and L2 of its sum part, in the column's units."""
+        unit = float(mech.total.spec.resolution)
+        sens = mech.total.sensitivity
+        return {"l1": sens.l1 * unit, "l2": sens.l2 * unit}
+
+    def draw(self, data: StatData, mech: MeanMechanism, noise: StatNoise) -> np.ndarray:
+        return draw_means(data, mech, noise)
+
+    def preview_error(
+        self, data: StatData, mech: MeanMechanism, alpha: float, rng: np.random.Generator
+    ) -> list[dict[str, float]]:
+        """RMSE and bias by simulation (preview noise)."""
+        error = simulate_mean_error(data, mech, rng, draws=100)
+        pairs = zip(error.rmse.tolist(), error.bias.tolist(), strict=True)
+        return [{"RMSE": rmse, "bias": bias} for rmse, bias in pairs]
+
+    def summary(self, entry: dict[str, Any]) -> str:
+        error = entry["error"]
+        return f"sum moe {error['sum_moe']:.4g}, count moe {error['count_moe']:.4g}"
+
+    def error_text(self, error: dict[str, Any], confidence: str) -> str:
+        return (
+            f"noisy sum ±{fmt(error['sum_moe'])}, noisy count ±{fmt(error['count_moe'])} "
+            f"({confidence}); the mean's error ≈ √(σ_S² + mean²·σ_N²)/n shrinks with the "
+            f"group's size (σ_S = {fmt(error['sum_noise_std'])}, σ_N = "
+            f"{fmt(error['count_noise_std'])})"
+        )
+
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return f"sum ±{error['sum_moe']:.4g}, count ±{error['count_moe']:.3g}"
+
+    def curve_moe(self, error: dict[str, Any]) -> float:
+        return float(error["sum_moe"])
+
+    def choice(self, spec: StatSpec) -> str:
+        return (
+            "noisy clamped sum over a noisy count: the bounds clamp every value, which biases "
+            "the mean towards the inside of the bounds when values lie outside them"
+        )
+
+
+MEAN = MeanKind()

@@ -27,7 +27,8 @@ are sorted afterwards (post-processing), so they never cross.
 
 Release: OpenDP's `make_private_quantile` with the zCDP measure, i.e. its noisy max with
 Gumbel noise, which samples exactly this distribution with its secure exact samplers; its own
-privacy map is checked against ours before it draws. Preview: numpy Gumbel-max.
+privacy map is checked against ours before it draws (`dprelease.release.stat_noise`).
+Preview: numpy Gumbel-max (`dprelease.stats.noise.PreviewNoise`).
 
 Accuracy: on given data (CONFIDENTIAL, preview only) the output distribution is known exactly,
 so the margin of error in rank and in value is read off it. Without data (the planner):
@@ -39,18 +40,20 @@ candidate has (≤ the number of ties at the true quantile; 0 for continuous dat
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from dprelease.accounting.composition import round_up
 from dprelease.errors import InternalError
-from dprelease.release.noise import opendp_prelude
+from dprelease.plan.stat_spec import QuantileSpec, StatSpec
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
-from dprelease.stats.spec import QuantileSpec
+from dprelease.stats.kind import NoiseFields, StatisticKind
+from dprelease.stats.noise import StatNoise
+from dprelease.stats.ranks import rank_errors
 
 MECHANISM = "exponential"
 _SCALE_STEPS = 64
@@ -153,22 +156,6 @@ def calibrate_quantile(spec: QuantileSpec, share: Share, ctx: StatContext) -> Qu
 # --- the distribution on given data (CONFIDENTIAL) ----------------------------------------
 
 
-def integer_scores(values: np.ndarray, grid: np.ndarray, q: Fraction) -> np.ndarray:
-    """|(D − N)·#{x < c} − N·#{x > c}| for q = N/D: the utility × D, as exact integers."""
-    ordered = np.sort(values)
-    below = np.searchsorted(ordered, grid, side="left").astype(np.int64)
-    above = ordered.size - np.searchsorted(ordered, grid, side="right").astype(np.int64)
-    num, den = q.numerator, q.denominator
-    scores: np.ndarray = np.abs((den - num) * below - num * above)
-    return scores
-
-
-def rank_errors(values: np.ndarray, grid: np.ndarray, q: Fraction) -> np.ndarray:
-    """−u(c): each candidate's distance in rank from the q-quantile (ties count as 0)."""
-    errors: np.ndarray = integer_scores(values, grid, q) / q.denominator
-    return errors
-
-
 def value_errors(values: np.ndarray, grid: np.ndarray, q: Fraction) -> np.ndarray:
     """|c − the true q-quantile| (the smallest value with at least q·n values ≤ it)."""
     if values.size == 0:
@@ -194,61 +181,108 @@ def exact_moe(pmf: np.ndarray, errors: np.ndarray, alpha: float) -> float:
     return float(errors[order][min(index, errors.size - 1)])
 
 
-# --- samplers -----------------------------------------------------------------------------
-
-Draw = Callable[[np.ndarray], float]  # one group's values -> one released candidate
-QuantileSampler = Callable[[np.ndarray, Fraction, float, int], Draw]
+# --- the draw and its statistic object ---------------------------------------------------
 
 
-def secure_quantile(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> Draw:
-    """OpenDP's exact, secure Gumbel noisy max over the grid (built once, drawn per group),
-    after its privacy map is checked against ours: ρ(d_in) ≤ Δ²/(2s²), Δ = d_in·max(q, 1 − q).
-    """
-    dp = opendp_prelude()
-    measurement = dp.m.make_private_quantile(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-        dp.symmetric_distance(),
-        dp.zero_concentrated_divergence(),
-        candidates=[float(c) for c in grid],
-        alpha=float(q),
-        scale=float(scale),
-    )
-    expected = zcdp_rho(scale, d_in * max(q, 1 - q))
-    mapped = Fraction(float(measurement.map(d_in)))
-    if mapped > expected * (1 + Fraction(1, 10**9)):
-        raise InternalError(
-            f"OpenDP's quantile map gives {float(mapped)!r}, we accounted {float(expected)!r}"
-        )
-
-    def draw(values: np.ndarray) -> float:
-        return float(measurement([float(v) for v in values]))
-
-    return draw
-
-
-def preview_sampler(rng: np.random.Generator) -> QuantileSampler:
-    """Gumbel-max with numpy's pseudo-random generator: for a PREVIEW only."""
-
-    def build(grid: np.ndarray, q: Fraction, scale: float, d_in: int) -> Draw:
-        def draw(values: np.ndarray) -> float:
-            noisy = -rank_errors(values, grid, q) / scale + rng.gumbel(size=grid.size)
-            return float(grid[int(np.argmax(noisy))])
-
-        return draw
-
-    return build
-
-
-def draw_quantiles(
-    data: StatData, mechanism: QuantileMechanism, sampler: QuantileSampler = secure_quantile
-) -> np.ndarray:
+def draw_quantiles(data: StatData, mechanism: QuantileMechanism, noise: StatNoise) -> np.ndarray:
     """Released quantiles, shape (cells, k), each row sorted (post-processing)."""
     grid = mechanism.grid()
     d_in = mechanism.context.symmetric_distance
-    pairs = zip(mechanism.spec.quantiles, mechanism.scales, strict=True)
-    draws = [sampler(grid, q, s, d_in) for q, s in pairs]
+    draws = [
+        noise.quantile(grid, q, s, d_in, zcdp_rho(s, d))
+        for q, s, d in zip(
+            mechanism.spec.quantiles, mechanism.scales, mechanism.sensitivities, strict=True
+        )
+    ]
     out = np.empty((data.n_cells, len(draws)), dtype=np.float64)
     for cell, values in enumerate(data.groups()):
         out[cell] = [draw(values) for draw in draws]
     out.sort(axis=1)
     return out
+
+
+def quantile_names(spec: QuantileSpec) -> tuple[str, ...]:
+    """Each quantile as its file and Preview label: 0.5, 0.25, …"""
+    return tuple(f"{float(q):g}" for q in spec.quantiles)
+
+
+class QuantileKind(StatisticKind[QuantileMechanism]):
+    """The exponential mechanism over a public grid (the default method of a quantile)."""
+
+    kind = "quantile"
+    method = "exponential"
+    mechanism_text = (
+        "exponential mechanism over a public grid of candidates within the bounds, "
+        "utility −|rank − q·n| (OpenDP's make_private_quantile, exact Gumbel noisy max)"
+    )
+    zcdp_divisor = 8  # bounded range: ρ = ε²/8
+    needs_delta = False
+    curve_unit = "rank"
+
+    def calibrate(self, spec: StatSpec, share: Share, ctx: StatContext) -> QuantileMechanism:
+        assert isinstance(spec, QuantileSpec)
+        return calibrate_quantile(spec, share, ctx)
+
+    def mechanism_name(self, mech: QuantileMechanism) -> str:
+        return MECHANISM
+
+    def error(self, mech: QuantileMechanism, confidence: float) -> dict[str, Any]:
+        """The rank error beyond the best grid candidate's, s·ln(K/α) (its value error
+        depends on the data's density: the Preview shows it, exactly, to the data holder)."""
+        return {"moe_rank": list(mech.rank_moe_bound(1 - confidence)), "moe_value": None}
+
+    def sensitivity(self, mech: QuantileMechanism) -> dict[str, float | None]:
+        """The score sensitivity Δ (its largest over the quantiles) as `l1`, `l2` null."""
+        return {"l1": float(max(mech.sensitivities)), "l2": None}
+
+    def noise_fields(self, mech: QuantileMechanism, cells: int, confidence: float) -> NoiseFields:
+        return max(mech.scales), None, None, None
+
+    def draw(self, data: StatData, mech: QuantileMechanism, noise: StatNoise) -> np.ndarray:
+        return draw_quantiles(data, mech, noise)
+
+    def preview_error(
+        self, data: StatData, mech: QuantileMechanism, alpha: float, rng: np.random.Generator
+    ) -> list[dict[str, float]]:
+        """The exact margin in rank and in value, from the output distribution on each cell."""
+        grid = mech.grid()
+        rows: list[dict[str, float]] = []
+        labels = quantile_names(mech.spec)
+        for values in data.groups():
+            row: dict[str, float] = {}
+            for q, scale, label in zip(mech.spec.quantiles, mech.scales, labels, strict=True):
+                pmf = quantile_pmf(values, grid, q, scale)
+                row[f"±rank q={label}"] = exact_moe(pmf, rank_errors(values, grid, q), alpha)
+                row[f"±value q={label}"] = exact_moe(pmf, value_errors(values, grid, q), alpha)
+            rows.append(row)
+        return rows
+
+    def summary(self, entry: dict[str, Any]) -> str:
+        shown = "rank moe " + ", ".join(f"{r:.4g}" for r in entry["error"]["moe_rank"])
+        return shown + f", resolution {entry['resolution']:g}"
+
+    def error_text(self, error: dict[str, Any], confidence: str) -> str:
+        ranks = ", ".join(f"{r:.4g}" for r in error["moe_rank"])
+        return (
+            f"rank within ±{ranks} of the best grid candidate ({confidence}); its error in value"
+            " depends on how dense the data are near the quantile"
+        )
+
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return "rank ±" + ", ".join(f"{r:.3g}" for r in error["moe_rank"])
+
+    def curve_moe(self, error: dict[str, Any]) -> float:
+        return float(max(error["moe_rank"] or [0.0]))
+
+    def csv_labels(self, spec: StatSpec) -> tuple[str, ...] | None:
+        assert isinstance(spec, QuantileSpec)
+        return quantile_names(spec) if len(spec.quantiles) > 1 else None
+
+    def choice(self, spec: StatSpec) -> str:
+        return (
+            "exponential mechanism over the public grid of the bounds: pure ε, no δ; its error "
+            "is in rank, so it does well where the data are dense near the quantile"
+        )
+
+
+QUANTILE = QuantileKind()

@@ -18,11 +18,11 @@ import pyarrow as pa
 from dprelease.data.columns import MissingColumnsError, dictionary_parts, float_values
 from dprelease.data.count import _unit_cap, encode_columns
 from dprelease.data.read import SizeLimits, read_data
-from dprelease.data.report import DataReport
+from dprelease.data.report import DataReport, statistic_report
 from dprelease.errors import DataError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.statistic import StatisticTable
-from dprelease.stats.data import StatData, statistic_report
+from dprelease.stats.data import StatData
 
 
 def needed_columns(plan: Plan) -> list[str]:

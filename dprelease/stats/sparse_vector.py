@@ -32,8 +32,9 @@ from dprelease.accounting.composition import round_up
 from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import PlanError
-from dprelease.release.noise import preview_noise, secure_noisy_counts
+from dprelease.plan.table_spec import Sensitivity
 from dprelease.stats.budget import Share, StatContext
+from dprelease.stats.noise import PreviewNoise, StatNoise
 
 NoiseSource = Callable[[np.ndarray, Noise], np.ndarray]  # noisy copy of whole-number answers
 
@@ -110,28 +111,25 @@ class SparseAnswer:
         return unanswered[0] - 1 if unanswered else None
 
 
-def secure_source(sensitivity: int) -> NoiseSource:
-    def draw(values: np.ndarray, noise: Noise) -> np.ndarray:
-        return secure_noisy_counts(values, noise, sensitivity, sensitivity * sensitivity)
+def noise_source(noise: StatNoise, sensitivity: int) -> NoiseSource:
+    """Whole-number answers plus `noise`'s draws (secure for a release, numpy for a preview)."""
+    sens = Sensitivity(l1=sensitivity, l2_squared=sensitivity * sensitivity)
+
+    def draw(values: np.ndarray, kind: Noise) -> np.ndarray:
+        return noise.counts(values, kind, sens)
 
     return draw
 
 
 def preview_source(rng: np.random.Generator) -> NoiseSource:
     """PREVIEW only (numpy noise)."""
-
-    def draw(values: np.ndarray, noise: Noise) -> np.ndarray:
-        noisy: np.ndarray = values + preview_noise(noise, values.size, rng)
-        return noisy
-
-    return draw
+    return noise_source(PreviewNoise(rng), 1)
 
 
-def sparse_vector(
-    answers: Sequence[int], svt: SparseVector, source: NoiseSource | None = None
-) -> SparseAnswer:
-    """Run Sparse(c) over the true answers (CONFIDENTIAL) in order; output ⊤/⊥ only."""
-    draw = source or secure_source(svt.sensitivity)
+def sparse_vector(answers: Sequence[int], svt: SparseVector, source: NoiseSource) -> SparseAnswer:
+    """Run Sparse(c) over the true answers (CONFIDENTIAL) in order; output ⊤/⊥ only. A
+    release passes `noise_source(SECURE, svt.sensitivity)` (`dprelease.release.suggest`)."""
+    draw = source
     true = np.asarray(answers, dtype=np.int64)
     noisy_answers = draw(true, svt.query_noise)  # one fresh draw per query
     fresh_thresholds = draw(

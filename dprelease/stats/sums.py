@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +46,12 @@ from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, l
 from dprelease.accounting.mechanisms.gaussian import GAUSSIAN, gaussian_sigma
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import DataError, InternalError
+from dprelease.plan.stat_spec import StatSpec, SumSpec
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.release.noise import preview_noise, secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
-from dprelease.stats.spec import SumSpec
+from dprelease.stats.kind import NoiseFields, StatisticKind
+from dprelease.stats.noise import StatNoise
 
 EXACT_FLOAT_LIMIT = 2**53  # Gaussian noise is added to floats: sums must stay exact there
 
@@ -142,19 +144,71 @@ def true_unit_sums(data: StatData, spec: SumSpec) -> np.ndarray:
     return exact
 
 
-def release_sums(data: StatData, mechanism: SumMechanism) -> np.ndarray:
-    """Noisy group sums in the column's units, from OpenDP's secure sampler."""
-    sens = mechanism.sensitivity
-    noisy = secure_noisy_counts(
-        true_unit_sums(data, mechanism.spec), mechanism.noise, sens.l1, sens.l2_squared
+def draw_sums(data: StatData, mechanism: SumMechanism, noise: StatNoise) -> np.ndarray:
+    """Noisy group sums in the column's units (secure, or PREVIEW by `noise`)."""
+    noisy = noise.counts(
+        true_unit_sums(data, mechanism.spec), mechanism.noise, mechanism.sensitivity
     )
     released: np.ndarray = noisy.astype(np.float64) * float(mechanism.spec.resolution)
     return released
 
 
-def preview_sums(data: StatData, mechanism: SumMechanism, rng: np.random.Generator) -> np.ndarray:
-    """PREVIEW only (numpy noise): noisy group sums in the column's units."""
-    true = true_unit_sums(data, mechanism.spec)
-    noisy = true + preview_noise(mechanism.noise, true.size, rng)
-    preview: np.ndarray = noisy.astype(np.float64) * float(mechanism.spec.resolution)
-    return preview
+class SumKind(StatisticKind[SumMechanism]):
+    """A clamped, fixed-point sum with the accountant's noise."""
+
+    kind = "sum"
+    method = "clamped"
+    mechanism_text = (
+        "values clamped into the bounds and rounded to the resolution, then the "
+        "accountant's noise on each cell's sum (OpenDP's secure samplers)"
+    )
+
+    def calibrate(self, spec: StatSpec, share: Share, ctx: StatContext) -> SumMechanism:
+        assert isinstance(spec, SumSpec)
+        return calibrate_sum(spec, share, ctx)
+
+    def mechanism_name(self, mech: SumMechanism) -> str:
+        return mech.noise.mechanism
+
+    def error(self, mech: SumMechanism, confidence: float) -> dict[str, Any]:
+        """The noise's margin in the column's units."""
+        return {"moe": mech.value_moe(1 - confidence), "noise_std": mech.value_std}
+
+    def sensitivity(self, mech: SumMechanism) -> dict[str, float | None]:
+        """L1 and L2 in the column's units."""
+        unit = float(mech.spec.resolution)
+        return {"l1": mech.sensitivity.l1 * unit, "l2": mech.sensitivity.l2 * unit}
+
+    def noise_fields(self, mech: SumMechanism, cells: int, confidence: float) -> NoiseFields:
+        unit = float(mech.spec.resolution)
+        moe_table = mech.noise.moe_table(1 - confidence, max(cells, 1)) * unit
+        return mech.noise.scale * unit, mech.value_std, mech.value_moe(1 - confidence), moe_table
+
+    def draw(self, data: StatData, mech: SumMechanism, noise: StatNoise) -> np.ndarray:
+        return draw_sums(data, mech, noise)
+
+    def preview_error(
+        self, data: StatData, mech: SumMechanism, alpha: float, rng: np.random.Generator
+    ) -> list[dict[str, float]]:
+        """The noise's margin (data-free), per cell."""
+        return [{"±": mech.value_moe(alpha)} for _ in range(data.n_cells)]
+
+    def summary(self, entry: dict[str, Any]) -> str:
+        return f"moe {entry['error']['moe']:.4g}"
+
+    def error_text(self, error: dict[str, Any], confidence: str) -> str:
+        return f"±{fmt(error['moe'])} per cell ({confidence}), noise std {fmt(error['noise_std'])}"
+
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return f"±{error['moe']:.4g}"
+
+    def curve_moe(self, error: dict[str, Any]) -> float:
+        return float(error["moe"])
+
+
+def fmt(value: float | None) -> str:
+    """A number in the report: 4 significant digits, — for none."""
+    return "—" if value is None else f"{value:.4g}"
+
+
+SUM = SumKind()

@@ -1,7 +1,7 @@
 """Bad input, kind by kind, in the dashboard: data uploads, plan-file uploads and budget entries.
 
-The dashboard side of `tests/unit/test_bad_input.py`, driven with Streamlit's AppTest. A failure is
-no exception, exactly one `st.error` of a single line that says what to change, and the
+The dashboard side of `tests/unit/cli/test_bad_input.py`, driven with Streamlit's AppTest. A
+failure is no exception, exactly one `st.error` of a single line that says what to change, and the
 session's previous data set and plan unchanged. Text that is only unusual (Latin-1, UTF-16,
 formula-like labels) is loaded with no error.
 """

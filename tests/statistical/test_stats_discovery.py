@@ -14,16 +14,17 @@ from scipy import stats
 
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import BudgetError, PlanError
+from dprelease.plan.stat_spec import DiscoverSpec, parse_discover
+from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.discovery import (
     calibrate_discovery,
     discover_domain,
     discovery_delta,
     discovery_threshold,
-    preview_domain,
     release_probability,
 )
-from dprelease.stats.spec import DiscoverSpec, parse_discover
+from dprelease.stats.noise import PreviewNoise
 from helpers.audit import Claim
 from helpers.stats_audit import audit_outputs
 
@@ -85,9 +86,9 @@ def test_min_count_raises_the_threshold_and_output_is_sorted():
     mech = calibrate_discovery(DiscoverSpec(200), Share("approx", 1.0, 1e-6), StatContext())
     assert mech.threshold == 200
     values = ["b"] * 1000 + ["a"] * 1000 + ["c"] * 5 + [None, ""] * 500
-    domain = discover_domain(values, mech)
+    domain = discover_domain(values, mech, SECURE)
     assert domain.values == ("a", "b") and domain.domain_source == "discovered"
-    numbers = discover_domain([10] * 900 + [9] * 900 + [100] * 900, mech)
+    numbers = discover_domain([10] * 900 + [9] * 900 + [100] * 900, mech, SECURE)
     assert numbers.values == (9, 10, 100)
 
 
@@ -97,7 +98,7 @@ def test_release_probability_fits_and_has_power():
     mech = calibrate_discovery(DiscoverSpec(1), Share("approx", 1.0, 1e-3), StatContext())
     count = mech.threshold - 1
     values = [f"k{i}" for i in range(20_000) for _ in range(count)]
-    released = len(discover_domain(values, mech).values)
+    released = len(discover_domain(values, mech, SECURE).values)
     for factor, should_fit in [(1.0, True), (0.7, False), (1.3, False)]:
         p = release_probability(count, mech.threshold, mech.noise.scale / factor)
         p_value = stats.binomtest(released, 20_000, p).pvalue
@@ -108,7 +109,7 @@ def _fates(count, mech, n=20_000):
     """n independent releases of one value counted `count` times, drawn in one secure call
     (values are noised independently, so n distinct values are n independent draws)."""
     values = [f"v{i}" for i in range(n) for _ in range(count)]
-    released = set(discover_domain(values, mech).values)
+    released = set(discover_domain(values, mech, SECURE).values)
     return [("v",) if f"v{i}" in released else () for i in range(n)]
 
 
@@ -129,7 +130,7 @@ def test_privacy_audit_on_neighbouring_data_sets(max_rows):
     ctx = StatContext(max_rows, "add_remove")
     honest = calibrate_discovery(DiscoverSpec(1), Share("approx", 1.0, 1e-3), ctx)
     tau, n = honest.threshold, 20_000
-    assert discover_domain([], honest).values == ()
+    assert discover_domain([], honest, SECURE).values == ()
     claim = Claim(np.array([1.0]), np.array([honest.cost.delta]), "(ε, δ)")
     absent = [()] * n  # x has no row of the value: nothing can be released
     p, p_prime = _pmf(0, honest), _pmf(max_rows, honest)
@@ -156,6 +157,6 @@ def test_privacy_audit_on_neighbouring_data_sets(max_rows):
 def test_preview_is_seeded_and_labelled():
     mech = calibrate_discovery(DiscoverSpec(1), Share("approx", 1.0, 1e-6), StatContext())
     values = ["a"] * 100 + ["b"] * 3
-    first = preview_domain(values, mech, np.random.default_rng(1))
-    assert first == preview_domain(values, mech, np.random.default_rng(1))
+    first = discover_domain(values, mech, PreviewNoise(np.random.default_rng(1)))
+    assert first == discover_domain(values, mech, PreviewNoise(np.random.default_rng(1)))
     assert first.values == ("a",)

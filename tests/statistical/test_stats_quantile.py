@@ -14,23 +14,23 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dprelease.errors import PlanError
+from dprelease.plan.stat_spec import parse_stat
+from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
+from dprelease.stats.noise import PreviewNoise
 from dprelease.stats.quantile import (
     calibrate_quantile,
     candidates,
     draw_quantiles,
     exact_moe,
-    integer_scores,
-    preview_sampler,
     quantile_pmf,
     rank_errors,
     score_sensitivity,
-    secure_quantile,
     value_errors,
     zcdp_rho,
 )
-from dprelease.stats.spec import parse_stat
+from dprelease.stats.ranks import integer_scores
 from helpers.audit import Claim
 from helpers.stats_audit import audit_outputs
 
@@ -156,13 +156,18 @@ def _chi_square_p(draws, pmf):
     return stats.chi2.sf(statistic, keep.sum() - 1)
 
 
+def secure_quantile(grid, q, scale, d_in):
+    """The release's sampler, with the ρ the exponential mechanism accounts at this scale."""
+    return SECURE.quantile(grid, q, scale, d_in, zcdp_rho(scale, d_in * max(q, 1 - q)))
+
+
 def _secure_draws(n, scale=SCALE):
     draw = secure_quantile(GRID, HALF, scale, 1)
     return np.array([draw(DATA) for _ in range(n)])
 
 
 def _preview_draws(n, scale=SCALE):
-    draw = preview_sampler(np.random.default_rng(7))(GRID, HALF, scale, 1)
+    draw = PreviewNoise(np.random.default_rng(7)).quantile(GRID, HALF, scale, 1, Fraction(0))
     return np.array([draw(DATA) for _ in range(n)])
 
 
@@ -194,9 +199,9 @@ def test_exact_moe_matches_simulation_and_the_data_free_bound():
     rank, value = rank_errors(values, grid, HALF), value_errors(values, grid, HALF)
     moe_rank, moe_value = exact_moe(pmf, rank, 0.05), exact_moe(pmf, value, 0.05)
     assert pmf[rank <= moe_rank].sum() >= 0.95 > pmf[rank < moe_rank].sum()
-    draws = draw_quantiles(StatData.ungrouped(values), mech, preview_sampler(rng))
+    draws = draw_quantiles(StatData.ungrouped(values), mech, PreviewNoise(rng))
     sim = [
-        draw_quantiles(StatData.ungrouped(values), mech, preview_sampler(rng))[0, 0]
+        draw_quantiles(StatData.ungrouped(values), mech, PreviewNoise(rng))[0, 0]
         for _ in range(2000)
     ]
     truth = np.quantile(values, 0.5, method="inverted_cdf")
@@ -230,7 +235,7 @@ def test_several_quantiles_split_the_budget_and_never_cross():
     rng = np.random.default_rng(5)
     cells = rng.integers(0, 3, 900)
     data = StatData(cells, rng.normal(50, 15, 900).clip(0, 100), 3)
-    released = draw_quantiles(data, mech, preview_sampler(rng))
+    released = draw_quantiles(data, mech, PreviewNoise(rng))
     assert released.shape == (3, 3)
     assert np.all(np.diff(released, axis=1) >= 0)
 

@@ -13,10 +13,12 @@ from scipy import stats
 
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import PlanError
+from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.sparse_vector import (
     calibrate_sparse_vector,
     largest_cells,
+    noise_source,
     preview_source,
     sparse_vector,
 )
@@ -50,11 +52,11 @@ def test_bad_parameters_are_refused():
 def test_answers_far_from_the_threshold_and_halting():
     svt = calibrate_sparse_vector(1000, 2, Share("pure", epsilon=10.0), StatContext())
     answers = [0, 5000, 3, 9000, 7000, 0]
-    result = sparse_vector(answers, svt)
+    result = sparse_vector(answers, svt, noise_source(SECURE, svt.sensitivity))
     # ⊥, ⊤, ⊥, ⊤, then halted after c = 2 positives: the rest is never looked at
     assert result.above == (False, True, False, True, None, None)
     assert result.positives == (1, 3) and result.halted_at == 3
-    assert sparse_vector([0, 0], svt).above == (False, False)
+    assert sparse_vector([0, 0], svt, noise_source(SECURE, 1)).above == (False, False)
 
 
 def test_largest_cells_are_the_queries_of_the_table_question():
@@ -104,7 +106,11 @@ def _outputs(source, svt, n):
 def test_output_fits_and_has_power(sampler):
     svt = calibrate_sparse_vector(T, 1, Share("pure", epsilon=1.0), StatContext())
     n = 4000
-    source = None if sampler == "secure" else preview_source(np.random.default_rng(4))
+    source = (
+        noise_source(SECURE, svt.sensitivity)
+        if sampler == "secure"
+        else preview_source(np.random.default_rng(4))
+    )
     observed = _outputs(source, svt, n)
 
     def p_value(factor):

@@ -12,19 +12,20 @@ import pytest
 from scipy import stats
 
 from dprelease.accounting.mechanisms.registry import Noise
+from dprelease.plan.stat_spec import parse_stat
+from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.means import (
     calibrate_mean,
     combine,
-    preview_means,
-    release_means,
+    draw_means,
     simulate_mean_error,
 )
-from dprelease.stats.spec import parse_stat
+from dprelease.stats.noise import PreviewNoise
 from dprelease.stats.sums import (
     calibrate_sum,
-    release_sums,
+    draw_sums,
     sum_sensitivity,
     to_units,
     true_unit_sums,
@@ -136,7 +137,7 @@ def test_released_sums_noise_fits_and_has_power():
     rng = np.random.default_rng(1)
     values = rng.integers(0, 11, 20_000).astype(float)
     data = StatData(np.arange(20_000), values, 20_000)
-    noise = release_sums(data, mech) - values
+    noise = draw_sums(data, mech, SECURE) - values
     assert _chi_square_p(noise, mech.noise, mech.noise) > THRESHOLD
     for factor in (0.7, 1.3):
         wrong = Noise("discrete_laplace", mech.noise.scale / factor)
@@ -216,7 +217,7 @@ def test_released_means_are_near_the_truth_for_big_groups():
     values = rng.uniform(0, 100, 20_000)
     data = StatData(rng.integers(0, 4, 20_000), values, 4)
     mech = calibrate_mean(_mean(), Share("approx", epsilon=1.0, delta=1e-6), StatContext())
-    released = release_means(data, mech)
+    released = draw_means(data, mech, SECURE)
     truth = np.array([values[data.cells == c].mean() for c in range(4)])
     assert np.all(np.abs(released - truth) < 6 * mech.rmse(4000, 50))
-    assert preview_means(data, mech, rng).shape == (4,)
+    assert draw_means(data, mech, PreviewNoise(rng)).shape == (4,)

@@ -1,0 +1,275 @@
+"""Budget shares of statistics and domain discoveries, composed with the counts (issue 16).
+
+The statistics (tables with `stat:`) and the discoveries (`domain: {discover: ...}`) take
+their shares off the total first; the count tables then split what is left with the plan's
+own allocation (`allocation.allocate`, unchanged). Everything is in the accountant's additive
+unit U (ε under pure, approx and advanced; ρ under zcdp):
+
+- a locked statistic keeps its value: `rho:`, or `epsilon:` as the mechanism's own ε (under
+  zcdp ρ = ε²/divisor, the statistic's `zcdp_divisor`: 8 for the exponential mechanism's
+  bounded range, else 2);
+- every other statistic, each discovery and each unlocked count table is one part of what the
+  locks leave, R = U − Σ locks: part i gets R · w_i / Σ w (w = 1 under `equal`, the table's
+  weight otherwise, 1 for a discovery);
+- δ: under approx each Gaussian count table, sum, mean and discovery gets δ/k of the plan's
+  δ (k of them; a statistic whose `needs_delta` is false, e.g. the exponential quantile, needs
+  none); under advanced and zcdp each discovery gets δ/(D + 1)
+  and the rest is the δ at which the counts (advanced) or the whole ρ (zcdp) are converted.
+
+Composition: pure and approx add every ε and δ; zcdp adds every ρ and converts the sum once at
+the remaining δ, then adds the discoveries' δ (each is δ_i-approximately ρ_i-zCDP); advanced
+composes the counts with the advanced bound at their δ and adds the statistics' and
+discoveries' (ε, δ) by basic composition. Shares are rounded down and exact sums (`Fraction`)
+are checked against the plan's total, so statistics never overspend either.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from dprelease.accounting.composition import (
+    Guarantee,
+    check_within,
+    epsilon_to_zcdp,
+    exact_sum,
+    round_down,
+    round_up,
+    zcdp_guarantee,
+)
+from dprelease.accounting.targets import settled
+from dprelease.errors import BudgetError
+from dprelease.plan.model import Budget, Plan
+from dprelease.plan.statistic import StatisticTable
+from dprelease.stats.budget import Share
+from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
+from dprelease.stats.registry import DISCOVERY, kind_of
+
+if TYPE_CHECKING:
+    from dprelease.accounting.allocated import Allocation
+
+# --- the shares -------------------------------------------------------------------------------
+
+
+def _lock(plan: Plan, statistic: StatisticTable) -> Fraction | None:
+    """A locked statistic's value in the additive unit."""
+    table = statistic.table
+    if table.rho is not None:
+        return Fraction(table.rho)
+    if table.epsilon is None:
+        return None
+    if plan.budget.accounting != "zcdp":
+        return Fraction(table.epsilon)
+    return Fraction(table.epsilon) ** 2 / kind_of(statistic.stat).zcdp_divisor
+
+
+def _table_lock(plan: Plan, index: int) -> Fraction | None:
+    spec = plan.tables[index]
+    if spec.rho is not None:
+        return Fraction(spec.rho)
+    if spec.epsilon is None:
+        return None
+    eps = Fraction(spec.epsilon)
+    return eps**2 / 2 if plan.budget.accounting == "zcdp" else eps
+
+
+def _weight(plan: Plan, weight: float) -> Fraction:
+    return Fraction(1) if plan.budget.allocation == "equal" else Fraction(weight)
+
+
+def _needs_delta(statistic: StatisticTable) -> bool:
+    return kind_of(statistic.stat).needs_delta
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """What the statistics and discoveries take, and what is left for the count tables."""
+
+    statistics: tuple[Share, ...]
+    discoveries: tuple[Share, ...]
+    left: Fraction  # for the counts, in the additive unit
+    delta_left: Fraction | None  # the counts' δ (approx, advanced) or the conversion δ (zcdp)
+    alpha: float | None  # the CKS order that certified the zcdp total (when given as ε)
+
+
+def _delta_parts(plan: Plan) -> tuple[Fraction, Fraction, Fraction] | None:
+    """(δ of a statistic that needs one, δ of a discovery, δ left): None under pure."""
+    budget = plan.budget
+    if budget.accounting == "pure" or budget.delta is None:
+        return None
+    delta = Fraction(budget.delta)
+    stats = sum(1 for s in plan.statistics if _needs_delta(s))
+    discoveries = len(plan.discoveries)
+    if budget.accounting == "approx":
+        each = delta / max(len(plan.tables) + stats + discoveries, 1)
+        return each, each, delta - each * (stats + discoveries)
+    each = delta / (discoveries + 1)
+    return Fraction(0), each, delta - each * discoveries
+
+
+def _total(
+    budget: Budget, accounting: str, deltas: tuple[Fraction, Fraction, Fraction] | None
+) -> tuple[Fraction, float | None]:
+    """The total in the additive unit, and the CKS order behind a ρ derived from ε (zcdp: at
+    the δ the discoveries leave)."""
+    if accounting == "zcdp" and budget.rho is not None:
+        return Fraction(budget.rho), None
+    if budget.epsilon is None:
+        raise BudgetError("budget.epsilon is required (or budget.rho under zcdp).")
+    if accounting != "zcdp":
+        return Fraction(budget.epsilon), None
+    if deltas is None:
+        raise BudgetError("zcdp accounting needs budget.delta (e.g. delta: 1.0e-10).")
+    rho, alpha = epsilon_to_zcdp(budget.epsilon, round_down(deltas[2]))
+    return Fraction(rho), alpha
+
+
+def reserve(plan: Plan) -> Reservation:
+    """Shares of the statistics and discoveries (rounded down) and the rest for the counts."""
+    budget = plan.budget
+    accounting = settled(budget)
+    deltas = _delta_parts(plan)
+    total, alpha = _total(budget, accounting, deltas)
+    stat_locks = [_lock(plan, s) for s in plan.statistics]
+    table_locks = [_table_lock(plan, i) for i in range(len(plan.tables))]
+    locked = sum((v for v in (*stat_locks, *table_locks) if v is not None), Fraction(0))
+    weights = [
+        _weight(plan, s.table.weight)
+        for s, lock in zip(plan.statistics, stat_locks, strict=True)
+        if lock is None
+    ]
+    table_weights = [
+        _weight(plan, plan.tables[i].weight) for i, v in enumerate(table_locks) if v is None
+    ]
+    parts = sum(weights, Fraction(0)) + sum(table_weights, Fraction(0)) + len(plan.discoveries)
+    room = total - locked
+    if room <= 0 or parts <= 0:
+        raise BudgetError(
+            "The locked tables and statistics use all of the budget; lower their locks or "
+            "raise the budget."
+        )
+
+    def share(value: Fraction, delta: Fraction | None) -> Share:
+        amount = round_down(value)
+        if amount <= 0:
+            raise BudgetError("The budget is too small to split among the statistics.")
+        delta_value = None if delta is None else round_down(delta)
+        if accounting == "zcdp":
+            return Share("zcdp", rho=amount, delta=delta_value)
+        return Share(accounting, epsilon=amount, delta=delta_value)
+
+    stat_shares = []
+    for statistic, lock in zip(plan.statistics, stat_locks, strict=True):
+        value = lock if lock is not None else room * _weight(plan, statistic.table.weight) / parts
+        delta = deltas[0] if deltas is not None and _needs_delta(statistic) else None
+        stat_shares.append(share(value, delta if accounting == "approx" else None))
+    disc_shares = [
+        share(room / parts, deltas[1] if deltas is not None else None) for _ in plan.discoveries
+    ]
+    spent = exact_sum(s.amount for s in (*stat_shares, *disc_shares))
+    left = total - spent
+    if plan.tables and left <= 0:
+        raise BudgetError("The statistics use all of the budget; nothing is left for the counts.")
+    return Reservation(
+        tuple(stat_shares), tuple(disc_shares), left, None if deltas is None else deltas[2], alpha
+    )
+
+
+# --- composing ------------------------------------------------------------------------------
+
+
+def _counts_plan(plan: Plan, reservation: Reservation) -> Plan:
+    """The plan of the count tables alone, with what the statistics left as its budget."""
+    budget = plan.budget
+    left = round_down(reservation.left)
+    delta = budget.delta
+    if reservation.delta_left is not None:
+        delta = round_down(reservation.delta_left)
+    if budget.accounting == "zcdp":
+        new = Budget("zcdp", rho=left, delta=delta, allocation=budget.allocation,
+                     confidence=budget.confidence, strategy=budget.strategy)  # fmt: skip
+    else:
+        new = dataclasses.replace(budget, epsilon=left, delta=delta)
+    return dataclasses.replace(plan, budget=new, statistics=(), discoveries=())
+
+
+def _guarantee(
+    plan: Plan,
+    reservation: Reservation,
+    counts: Allocation | None,
+    costs: Sequence[Share],
+) -> Guarantee:
+    """The whole release's guarantee, checked against the plan's total."""
+    budget = plan.budget
+    accounting = settled(budget)
+    extra_delta = exact_sum(c.delta or 0.0 for c in costs)
+    if accounting == "zcdp":
+        if reservation.delta_left is None:
+            raise BudgetError("zcdp accounting needs budget.delta (e.g. delta: 1.0e-10).")
+        rhos = [c.rho or 0.0 for c in costs]
+        rhos += [m.rho or 0.0 for m in (counts.measurements if counts else ())]
+        conversion = round_down(reservation.delta_left)
+        zcdp = zcdp_guarantee(rhos, conversion, reservation.alpha)
+        if budget.rho is not None:
+            check_within(exact_sum(rhos), Fraction(budget.rho), "rho")
+        delta = round_up(Fraction(conversion) + extra_delta)
+        guarantee = Guarantee(zcdp.epsilon, delta, zcdp.rho, "zcdp")
+    else:
+        epsilon = exact_sum(c.epsilon or 0.0 for c in costs)
+        delta_sum = extra_delta
+        composition = "basic"
+        if counts is not None:
+            epsilon += Fraction(counts.total.epsilon or 0.0)
+            delta_sum += Fraction(counts.total.delta or 0.0)
+            composition = counts.total.composition
+        total_delta = None if accounting == "pure" else round_up(delta_sum)
+        guarantee = Guarantee(round_up(epsilon), total_delta, None, composition)
+    if budget.epsilon is not None:
+        check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
+    if budget.delta is not None and guarantee.delta is not None:
+        check_within(Fraction(guarantee.delta), Fraction(budget.delta), "delta")
+    return guarantee
+
+
+def allocate_with_statistics(
+    plan: Plan, allocate_counts: Callable[[Plan], Allocation]
+) -> Allocation:
+    """The allocation of a plan with statistics or discoveries (see the module docstring)."""
+    from dprelease.accounting.allocated import Allocation
+
+    reservation = reserve(plan)
+    statistics = tuple(
+        StatisticBudget(
+            s,
+            math.prod(plan.schema[c].size for c in s.by),
+            calibrate(s, share, context(plan, s.by)),
+            plan.budget.confidence,
+        )
+        for s, share in zip(plan.statistics, reservation.statistics, strict=True)
+    )
+    discoveries = tuple(
+        DiscoveryBudget(d, DISCOVERY.calibrate(d.spec, share, context(plan, ())))
+        for d, share in zip(plan.discoveries, reservation.discoveries, strict=True)
+    )
+    counts = allocate_counts(_counts_plan(plan, reservation)) if plan.tables else None
+    costs = [s.cost for s in statistics] + [d.mechanism.cost for d in discoveries]
+    total = _guarantee(plan, reservation, counts, costs)
+    advice = () if counts is None else counts.advice
+    return Allocation(
+        accounting=settled(plan.budget),
+        allocation=plan.budget.allocation,
+        confidence=plan.budget.confidence,
+        total=total,
+        tables=() if counts is None else counts.tables,
+        measurements=() if counts is None else counts.measurements,
+        strategy="workload" if counts is None else counts.strategy,
+        accountant_choice=None if counts is None else counts.accountant_choice,
+        required=None if counts is None else counts.required,
+        advice=advice,
+        statistics=statistics,
+        discoveries=discoveries,
+    )

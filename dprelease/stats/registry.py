@@ -1,0 +1,57 @@
+"""Every statistic the plan can ask for, one object per kind and method (issue 26).
+
+The budget (`entry`, `allocation`), the release (`dprelease.release.statistics`), its files
+and its report ask `kind_of(spec)` and never import a statistic's module: this is the only
+module that does (a test reads every import). Adding a statistic: its spec and parser in
+`dprelease.plan.stat_spec` (with its methods in `METHODS`), its module here with its
+`StatisticKind` object, and one line below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dprelease.errors import InternalError, quote
+from dprelease.plan.stat_spec import METHODS, StatSpec
+from dprelease.stats.aggregate_mean import AGGREGATE_MEAN
+from dprelease.stats.discovery import DISCOVERY, DiscoveredDomain, DiscoveryMechanism
+from dprelease.stats.kind import StatisticKind
+from dprelease.stats.means import MEAN
+from dprelease.stats.quantile import QUANTILE
+from dprelease.stats.smooth_quantile import SMOOTH_QUANTILE
+from dprelease.stats.sums import SUM
+
+STATISTICS: dict[tuple[str, str], StatisticKind[Any]] = {
+    (kind.kind, kind.method): kind
+    for kind in (QUANTILE, SMOOTH_QUANTILE, SUM, MEAN, AGGREGATE_MEAN)
+}
+"""(kind, method) → the statistic's object; the plan's `METHODS` name exactly these."""
+
+__all__ = [
+    "DISCOVERY",
+    "STATISTICS",
+    "DiscoveredDomain",
+    "DiscoveryMechanism",
+    "kind_of",
+    "kind_of_entry",
+]
+
+if set(STATISTICS) != {(kind, method) for kind, methods in METHODS.items() for method in methods}:
+    raise InternalError("the statistics registry and the plan's METHODS disagree")
+
+
+def kind_of(spec: StatSpec) -> StatisticKind[Any]:
+    """The object of a statistic's kind and method."""
+    found = STATISTICS.get((spec.kind, spec.method))
+    if found is None:
+        raise InternalError(f"no statistic {quote(spec.kind)} by {quote(spec.method)}")
+    return found
+
+
+def kind_of_entry(entry: dict[str, Any]) -> StatisticKind[Any]:
+    """The object of a statistic's `plan --json` / metadata entry (its kind and `stat`)."""
+    method = entry["stat"].get("method") or METHODS[entry["kind"]][0]
+    found = STATISTICS.get((entry["kind"], method))
+    if found is None:
+        raise InternalError(f"no statistic {quote(entry['kind'])} by {quote(method)}")
+    return found

@@ -1,0 +1,303 @@
+"""Quantiles without clamping bounds: smooth sensitivity (Nissim, Raskhodnikova & Smith 2007).
+
+The q-quantile of a cell's n values is the order statistic f(D) = x_(r), r = max(1, ⌈q·n⌉),
+of the values sorted and padded: x_(i) = lo for i ≤ 0 and hi for i ≥ n + 1, where [lo, hi]
+is the public range (the plan's `bounds`, or ±1e15: only the padding needs it, and it enters
+the noise only through terms that decay like e^{−β·n/2}).
+
+Local sensitivity under add/remove (one row). Adding a row inserts it in the sorted list
+(the i-th value of the new list lies in [x_(i−1), x_(i)]) and moves r by 0 or 1; removing one
+is symmetric. So every neighbour's quantile lies in [x_(r−1), x_(r+1)], and a data set at s
+rows' distance has its order statistics within s places and its rank within s of r. Hence,
+for a neighbour at distance s of a unit of d rows (d = m under add/remove, 2m under replace,
+m = max_rows), every |f(D′) − f(D″)| is at most
+
+    B(s + d) where B(w) = max over a ∈ [r − 2w, r] of x_(a+2w) − x_(a)
+
+(the widest gap between order statistics 2w places apart whose window holds r). B is the
+NRS "A^(k)" for this rank rule and unit size; one row moved shifts every index by at most one,
+so B(w)(D) ≤ B(w + 1)(D′) for one-row neighbours, and the smooth bound
+
+    S(D) = max over t ≥ 0 of e^{−βt} · B((t + 1)·d)
+
+is a β-smooth upper bound on the local sensitivity of a unit (S(D) ≥ LS(D), S(D) ≤ e^β S(D′)).
+It is computed exactly: sort (O(n log n)), then t = 0, 1, … while e^{−βt}(hi − lo) can still
+beat the running maximum (B ≤ hi − lo), each t one vectorised maximum over ≤ 2(t+1)d + 1
+windows; past the data, B = hi − lo and the terms only decay.
+
+Noise (NRS Lemma 2.7, "admissible" distributions; the notes' seed 002 states the Laplace case
+as "Lap(S/ε) is 2ε-DP", which holds only with a δ: we use the lemma's constants):
+
+- pure ε (pure, advanced; zcdp through ε = √(2ρ), since ε-DP implies ε²/2-zCDP): Cauchy,
+  f(D) + (S/a)·Z with density 1/(π(1 + z²)), a = ε/8 and β = ε/6 (the smaller of both
+  constants the paper gives for γ = 2: (ε/(4γ), ε/γ) and (ε/(2(γ+1)), ε/(2(γ+1))); a smaller
+  a or β only adds noise);
+- (ε, δ) (approx): Laplace, f(D) + (S/a)·Z with density ½e^{−|z|}, a = ε/2,
+  β = ε/(2 ln(2/δ)).
+
+Cells: a unit's rows fall in at most t cells (t = 1 without by-columns; with them t = m under
+add/remove, 2m under replace, where a unit leaves one cell and joins another); smooth
+sensitivity does not shrink with fewer rows changed, so each cell gets ε/t (and δ/t). k
+quantiles split the share equally (basic composition) and are sorted afterwards.
+
+Release: the noisy value is clamped into [lo, hi] and rounded to the `resolution` (else 6
+significant digits): post-processing, which also drops the low bits of the float noise.
+Margins: |noise| ≤ (S/a)·z_{1−α/2} with probability 1 − α (z the standard law's quantile):
+data-free, the margin is stated per unit of S (S depends on the data and is not released);
+the Preview shows each cell's margin from its own S (CONFIDENTIAL, for the data holder).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dprelease.accounting.composition import round_down, round_up
+from dprelease.errors import BudgetError, InternalError
+from dprelease.plan.stat_spec import RobustSpec, StatSpec
+from dprelease.stats.budget import Share, StatContext
+from dprelease.stats.data import StatData
+from dprelease.stats.kind import NoiseFields, StatisticKind
+from dprelease.stats.noise import StatNoise, UnitLaw
+
+CAUCHY_A, CAUCHY_B = Fraction(1, 8), Fraction(1, 6)  # a = ε/8, β = ε/6 (pure ε)
+SIGNIFICANT = 6  # digits a value keeps when the plan gives no resolution
+
+
+def unit_quantile(law: UnitLaw, p: float) -> float:
+    """z with P(|Z| ≤ z) = p for the standard law."""
+    if law == "cauchy":
+        return math.tan(math.pi * p / 2)
+    return -math.log(1 - p)
+
+
+@dataclass(frozen=True)
+class SmoothParameters:
+    """One order statistic's noise: the law, a (noise = S/a · Z) and β per unit, all public."""
+
+    law: UnitLaw
+    a: float
+    beta: float
+    steps: int  # d: rows one unit moves in one cell (in the aggregated values for a mean)
+
+
+def calibrate_parameters(
+    share: Share, ctx: StatContext, parts: int, steps_per_row: int = 1
+) -> tuple[SmoothParameters, Share]:
+    """Each of `parts` order statistics' parameters, and the exact cost of all of them."""
+    each = share.split(parts)
+    cells = ctx.symmetric_distance if ctx.grouped else 1  # cells one unit can touch
+    steps = steps_per_row * ctx.symmetric_distance
+    if each.accounting == "approx" and each.delta:
+        eps, cell_delta = Fraction(each.epsilon or 0) / cells, Fraction(each.delta) / cells
+        log_term = Fraction(math.log(2 / float(cell_delta)) * (1 + 1e-12))  # rounded up
+        params = SmoothParameters("laplace", round_down(eps / 2), round_down(eps / 2 / log_term),
+                                  steps)  # fmt: skip
+        spent = parts * cell_delta * cells
+        cost = Share("approx", epsilon=round_up(parts * eps * cells), delta=round_up(spent))
+    else:
+        if each.accounting == "zcdp":  # ε-DP ⇒ ε²/2-zCDP: the largest ε with ε²/2 ≤ ρ
+            epsilon = round_down(Fraction(math.sqrt(2 * (each.rho or 0))))
+            while Fraction(epsilon) ** 2 / 2 > Fraction(each.rho or 0):
+                epsilon = math.nextafter(epsilon, 0)
+        else:
+            epsilon = each.epsilon or 0.0
+        eps = Fraction(epsilon) / cells
+        params = SmoothParameters("cauchy", round_down(eps * CAUCHY_A), round_down(eps * CAUCHY_B),
+                                  steps)  # fmt: skip
+        if each.accounting == "zcdp":
+            cost = Share("zcdp", rho=round_up(parts * Fraction(epsilon) ** 2 / 2))
+        else:
+            delta = 0.0 if each.accounting == "approx" else None
+            cost = Share(each.accounting, epsilon=round_up(parts * Fraction(epsilon)), delta=delta)
+    if not (params.a > 0 and params.beta > 0):
+        raise BudgetError("The budget is too small for a smooth-sensitivity statistic.")
+    if cost.amount > share.amount or (cost.delta or 0.0) > (share.delta or 0.0):
+        raise InternalError("smooth-sensitivity calibration overspends its share")
+    return params, cost
+
+
+def padded(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """lo, the values clamped into [lo, hi] and sorted, hi: x_(0) … x_(n+1)."""
+    inside = np.sort(np.clip(values, lo, hi))
+    return np.concatenate(([lo], inside, [hi]))
+
+
+def rank(q: Fraction, n: int) -> int:
+    """r = max(1, ⌈q·n⌉), exactly."""
+    return max(1, math.ceil(q * n))
+
+
+def smooth_sensitivity(x: np.ndarray, r: int, beta: float, steps: int) -> float:
+    """S = max_t e^{−βt} B((t+1)·d) over the padded sorted values x (module docstring).
+
+    Exact: a term is skipped only when e^{−βt} times the outer span x_(r+2w) − x_(r−2w)
+    (≥ B(w)) cannot beat the running maximum, and the loop ends when e^{−βt}(hi − lo) cannot,
+    or once a window spans every value (B = hi − lo: later terms only decay)."""
+    last = x.size - 1  # index n + 1
+    span = float(x[-1] - x[0])
+    best, t = 0.0, 0
+    while True:
+        decay = math.exp(-beta * t)
+        if decay * span <= best:
+            return best
+        w = (t + 1) * steps
+        outer = float(x[min(r + 2 * w, last)] - x[max(r - 2 * w, 0)])
+        if decay * outer > best:
+            starts = np.arange(r - 2 * w, r + 1)
+            gaps = x[np.clip(starts + 2 * w, 0, last)] - x[np.clip(starts, 0, last)]
+            best = max(best, decay * float(gaps.max()))
+        if 2 * w >= last:  # some window spans x_(0) … x_(n+1): B = hi − lo from here on
+            return best
+        t += 1
+
+
+def order_statistic(x: np.ndarray, q: Fraction) -> tuple[float, int]:
+    """x_(r) and r for the padded sorted values (CONFIDENTIAL)."""
+    r = rank(q, x.size - 2)
+    return float(x[min(r, x.size - 1)]), r
+
+
+def noisy_quantile(
+    values: np.ndarray, q: Fraction, params: SmoothParameters, spec: RobustSpec, z: float
+) -> float:
+    """f(D) + (S(D)/a)·z, before clamping and rounding (the audited mechanism)."""
+    x = padded(values, spec.lo, spec.hi)
+    value, r = order_statistic(x, q)
+    return value + smooth_sensitivity(x, r, params.beta, params.steps) / params.a * z
+
+
+def finish(values: np.ndarray, spec: RobustSpec) -> np.ndarray:
+    """Post-processing: clamp into [lo, hi], round to the resolution (else 6 digits)."""
+    clamped = np.clip(values, spec.lo, spec.hi)
+    if spec.resolution:
+        rounded: np.ndarray = np.round(clamped / spec.resolution) * spec.resolution
+        return rounded
+    return np.array([float(f"{v:.{SIGNIFICANT}g}") for v in clamped.ravel()]).reshape(clamped.shape)
+
+
+@dataclass(frozen=True)
+class SmoothMechanism:
+    """A quantile statistic by smooth sensitivity: its parameters and cost (public)."""
+
+    spec: RobustSpec
+    context: StatContext
+    params: SmoothParameters
+    cost: Share
+
+
+def calibrate_smooth_quantile(spec: RobustSpec, share: Share, ctx: StatContext) -> SmoothMechanism:
+    params, cost = calibrate_parameters(share, ctx, len(spec.quantiles))
+    return SmoothMechanism(spec, ctx, params, cost)
+
+
+def draw_smooth_quantiles(data: StatData, mech: SmoothMechanism, noise: StatNoise) -> np.ndarray:
+    """Released quantiles, shape (cells, k), each row sorted, clamped and rounded."""
+    k = len(mech.spec.quantiles)
+    out = np.empty((data.n_cells, k), dtype=np.float64)
+    for cell, values in enumerate(data.groups()):
+        z = noise.unit_noise(mech.params.law, k)
+        out[cell] = [
+            noisy_quantile(values, q, mech.params, mech.spec, float(zq))
+            for q, zq in zip(mech.spec.quantiles, z, strict=True)
+        ]
+    out.sort(axis=1)
+    return finish(out, mech.spec)
+
+
+def smooth_error(params: SmoothParameters, confidence: float) -> dict[str, Any]:
+    """Data-free: the noise's margin per unit of smooth sensitivity, and its law."""
+    return {
+        "moe_per_smooth_sensitivity": unit_quantile(params.law, confidence) / params.a,
+        "noise": params.law,
+        "beta": params.beta,
+    }
+
+
+def smooth_error_text(error: dict[str, Any], confidence: str) -> str:
+    return (
+        f"value ± {error['moe_per_smooth_sensitivity']:.4g} × S ({confidence}; {error['noise']} "
+        f"noise), where S is the cell's {error['beta']:.3g}-smooth sensitivity: it depends on "
+        "the data and is not released (small where values are dense around the quantile)"
+    )
+
+
+class SmoothQuantileKind(StatisticKind[SmoothMechanism]):
+    """A quantile by smooth sensitivity (`method: smooth_sensitivity`)."""
+
+    kind = "quantile"
+    method = "smooth_sensitivity"
+    mechanism_text = (
+        "smooth sensitivity (Nissim–Raskhodnikova–Smith): the order statistic plus noise "
+        "scaled to its β-smooth local sensitivity (Cauchy for pure ε, Laplace for (ε, δ)); "
+        "no clamping bounds"
+    )
+    curve_unit = "smooth sensitivity"
+
+    def calibrate(self, spec: StatSpec, share: Share, ctx: StatContext) -> SmoothMechanism:
+        assert isinstance(spec, RobustSpec)
+        return calibrate_smooth_quantile(spec, share, ctx)
+
+    def mechanism_name(self, mech: SmoothMechanism) -> str:
+        return f"smooth_sensitivity_{mech.params.law}"
+
+    def error(self, mech: SmoothMechanism, confidence: float) -> dict[str, Any]:
+        return smooth_error(mech.params, confidence)
+
+    def sensitivity(self, mech: SmoothMechanism) -> dict[str, float | None]:
+        return {"l1": None, "l2": None}  # data-dependent (smooth): not a public number
+
+    def noise_fields(self, mech: SmoothMechanism, cells: int, confidence: float) -> NoiseFields:
+        return None, None, None, None
+
+    def draw(self, data: StatData, mech: SmoothMechanism, noise: StatNoise) -> np.ndarray:
+        return draw_smooth_quantiles(data, mech, noise)
+
+    def preview_error(
+        self, data: StatData, mech: SmoothMechanism, alpha: float, rng: np.random.Generator
+    ) -> list[dict[str, float]]:
+        """Each cell's margin from its own S (CONFIDENTIAL: the data holder's only)."""
+        per_s = smooth_error(mech.params, 1 - alpha)["moe_per_smooth_sensitivity"]
+        rows = []
+        for values in data.groups():
+            x = padded(values, mech.spec.lo, mech.spec.hi)
+            row = {}
+            for q in mech.spec.quantiles:
+                _, r = order_statistic(x, q)
+                s = smooth_sensitivity(x, r, mech.params.beta, mech.params.steps)
+                row[f"±value q={float(q):g}"] = per_s * s
+            rows.append(row)
+        return rows
+
+    def summary(self, entry: dict[str, Any]) -> str:
+        error = entry["error"]
+        return f"moe {error['moe_per_smooth_sensitivity']:.4g} × smooth sensitivity"
+
+    def error_text(self, error: dict[str, Any], confidence: str) -> str:
+        return smooth_error_text(error, confidence)
+
+    def short_margin(self, error: dict[str, Any]) -> str:
+        return f"±{error['moe_per_smooth_sensitivity']:.4g} × S (data-dependent)"
+
+    def curve_moe(self, error: dict[str, Any]) -> float:
+        return float(error["moe_per_smooth_sensitivity"])
+
+    def csv_labels(self, spec: StatSpec) -> tuple[str, ...] | None:
+        assert isinstance(spec, RobustSpec)
+        if len(spec.quantiles) == 1:
+            return None
+        return tuple(f"{float(q):g}" for q in spec.quantiles)
+
+    def choice(self, spec: StatSpec) -> str:
+        return (
+            "smooth sensitivity: no bounds to guess, no clamping bias; the noise follows how "
+            "spread the data are around the quantile (small for dense data, like incomes "
+            "around their median), at the price of heavy-tailed noise"
+        )
+
+
+SMOOTH_QUANTILE = SmoothQuantileKind()

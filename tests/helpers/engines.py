@@ -1,0 +1,23 @@
+"""The engines a test runs on: arrow and duckdb always, spark where PySpark and Java are."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+
+def spark_available() -> bool:
+    """True in CI (a missing Java or PySpark must fail there, never skip), else when both are."""
+    if os.environ.get("CI"):
+        return True
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return False
+    return shutil.which("java") is not None
+
+
+needs_spark = pytest.mark.skipif(not spark_available(), reason="no PySpark or Java here")
+ENGINES = ["arrow", "duckdb", pytest.param("spark", marks=needs_spark)]
