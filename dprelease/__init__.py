@@ -118,6 +118,10 @@ inward: each line imports only from lines above it or from its own subpackage.
                   one area's integer program); ε as risk
 - ldp/            local differential privacy: protocols, planner, simulation; heavy hitters
                   and itemsets of domains too large to list (prefix search, padding)
+- graph/          CONFIDENTIAL graphs from an edge list: edges (read, an undirected simple
+                  graph), degrees (histograms, the node-DP projection, the sensitivities),
+                  anonymity (k-degree, Liu–Terzi greedy anonymisation), release (the DP degree
+                  distribution, charged to the ledger), command (`dprelease graph`)
 - commands.py     the runners of plan, release, validate, sample, and what they print
 - cli.py          the command line (python -m dprelease): arguments, exit codes
 

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from dprelease import commands as core
 from dprelease.errors import DPReleaseError, one_line, quote
+from dprelease.graph import command as graph_command
 from dprelease.ldp import command as ldp_command
 from dprelease.ledger import command as ledger_command
 from dprelease.limits import MAX_DATA_MB
@@ -28,6 +29,7 @@ SUBCOMMANDS: dict[str, Any] = {
     "ledger": ledger_command,
     "ldp": ldp_command,
     "export": code_command,
+    "graph": graph_command,
 }
 
 

@@ -42,6 +42,14 @@ Release page's box): ten releases at the largest ε a plan allows."""
 RHO_LIMIT = 50.0
 """The largest total ρ (and a table's locked ρ) under zCDP: ρ = 50 is ε ≈ 116 at δ = 1e-10."""
 
+GRAPH_MAX_DEGREE_LIMIT = 10_000
+"""The largest degree bound D of a graph's degree histogram (its bins 1 … D; under node-DP the
+sensitivity is 2D + 1, so a larger D buys nothing but noise)."""
+
+GRAPH_DEFAULT_MAX_DEGREE = 100
+"""The top bin ("D or more") of an edge-DP degree histogram when none is given: public, never
+taken from the data (the data's largest degree would leak)."""
+
 MAX_ROWS_PER_UNIT = 10_000
 """The largest `unit.max_rows` (rows one privacy unit may contribute); sensitivity grows with it."""
 

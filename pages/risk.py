@@ -15,6 +15,7 @@ from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.measures import DEFAULT_L, measure_risk
 from dprelease.risk.reconstruct import reconstruction_attack
+from ui.graph_view import render_graph_section
 from ui.markdown import md, md_error, md_lines, static_table
 from ui.risk_view import class_size_chart, keep, reconstruction_table, seed
 from ui.state import current_plan, parsed_table, require_upload, workspace
@@ -27,6 +28,7 @@ st.warning(
     "downloadable: static tables, charts without their save bar.",
     icon=":material/lock:",
 )
+render_graph_section()  # an edge list of its own: shown with or without tabular data
 try:
     table = parsed_table(ws)
 except DPReleaseError as error:
