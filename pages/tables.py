@@ -8,15 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
-from dprelease.plan.edit import add_every_k_way, add_table
+from dprelease.plan.edit import add_every_k_way, add_table, apply_table_edits
 from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
 from dprelease.plan.statistic_edit import KINDS as STAT_KINDS
-from dprelease.plan.statistic_edit import add_statistic
+from dprelease.plan.statistic_edit import add_statistic, statistic_text
 from dprelease.plan.table_spec import TableSpec
 from ui.markdown import md_error, md_lines
 from ui.state import current_plan, workspace
-from ui.table_editor import apply_table_edits, stat_text
 
 ws = workspace()
 st.title("2 · Tables")
@@ -104,7 +103,7 @@ frame = pd.DataFrame(
         {
             "name": t.get("name", ""),
             "columns": " × ".join(t.get("by", [])) or "(total)",
-            "statistic": stat_text(t.get("stat")),
+            "statistic": statistic_text(t.get("stat")),
             "cells": math.nan if n is None else n,
             "weight": float(t.get("weight", default_of(TableSpec, "weight"))),
             f"locked {lock_unit}": t.get(lock_unit),
