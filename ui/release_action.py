@@ -11,8 +11,9 @@ from dprelease.budget_text import cost_text
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
 from dprelease.plan.model import Plan
+from dprelease.release import service
 from dprelease.release.publish import Account
-from dprelease.release.service import ReleaseRequest, check_fits, release_plan
+from dprelease.release.service import ReleaseRequest, check_fits
 from ui.markdown import md_error
 from ui.release_view import coverage_gate
 from ui.state import ReleaseResult, Workspace, plan_key, release_data, require_upload
@@ -54,7 +55,7 @@ def _create(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
         bar.progress(fraction, text=text)
 
     try:
-        outcome = release_plan(  # the CLI's flow too (dprelease.release.service)
+        outcome = service.release_plan(  # the CLI's flow too
             ReleaseRequest(
                 plan,
                 release_data(ws),
