@@ -13,6 +13,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     size            a plan's cells counted from its domain sizes, before expanding any
     fields          the allowed keys of each section; a column, a table, a domain, bins parsed
     parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
+    names           the one rule of a data set's name (`dataset:`, the ledger account)
     yaml_text       writes the YAML
     edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
     model_spec      a regression's and a PCA's `stat:` (issue 28.4; errors only: a leaf)
@@ -74,6 +75,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     accuracy        RMSE and bias before/after post-processing, by simulation
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
     values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
+    plans           the dashboard's plans kept beside it, each by its browser's token
 - stats/          statistics beyond counts (quantiles, sums, means, domain discovery, sparse
                   vector). Below release/: a statistic is priced by accounting/'s mechanisms
                   and reads data/'s rows, and release/ draws it (handing it secure noise), so
@@ -92,8 +94,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     entry           a statistic's calibrated budget, its plan --json entry, its errors
     allocation      statistics' and discoveries' shares off the total first, composed with the
                     counts under every accountant
-    data, source    CONFIDENTIAL rows a statistic reads; command (release/validate of such
-                    plans), sparse_vector (Sparse(c), for release/suggest)
+    data, source    CONFIDENTIAL rows a statistic reads; sparse_vector (Sparse(c), for
+                    release/suggest)
 - release/        where true counts meet noise, and what leaves the tool
     noise           secure noise for releases (exact tables or OpenDP); numpy for previews only
     exact_sampler   exact, secure, vectorised inverse-CDF tables (OS CSPRNG, certain floors)
@@ -107,8 +109,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     stat_noise      the secure noise statistics are handed (OpenDP, the OS CSPRNG)
     suggest         the sparse vector's charged table suggestion
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
-    service         what the CLI and the dashboard share around it: the ledger, the account,
-                    the cap check; the uncharged release (`--no-ledger`, "ledger": null)
+    service         the one release flow of the CLI and the dashboard: release_plan(request)
+                    reads, finds the ledger account, checks, charges, draws, exports
     code_export     the release as code: a script or notebook through the library (`export`;
                     code_command is its CLI)
     background      work on another thread while a small data file is read (the allocation)
@@ -122,8 +124,9 @@ inward: each line imports only from lines above it or from its own subpackage.
                   graph), degrees (histograms, the node-DP projection, the sensitivities),
                   anonymity (k-degree, Liu–Terzi greedy anonymisation), release (the DP degree
                   distribution, charged to the ledger), command (`dprelease graph`)
-- commands.py     the runners of plan, release, validate, sample, and what they print
-- cli.py          the command line (python -m dprelease): arguments, exit codes
+- cli/            the command line (python -m dprelease), the top layer: SUBCOMMANDS lists one
+                  module per area (add_parser, run: parse → call the library → print); plan,
+                  release, validate, sample, risk; options (shared arguments), text (output)
 
 Importing dprelease imports none of the heavy parts; each subpackage re-exports its public
 API lazily, and library code imports from the module itself.

@@ -23,15 +23,6 @@ from ui.sidebar import redraw_plan_figures
 from ui.state import Workspace, current_allocation, workspace
 from ui.statistics_view import show_statistics_budget
 
-ws = workspace()
-st.title("3 · Budget")
-st.write(
-    "ε (epsilon) bounds how much any one person's data can change what is published: smaller "
-    "is more private and noisier. Nothing here touches the data: the noise and margins of "
-    "error follow from the plan alone. (Advice that needs your data's size is on the Preview "
-    "page, which is confidential.)"
-)
-
 
 @st.fragment
 def what_if(ws: Workspace) -> None:
@@ -91,4 +82,16 @@ def _results(
     budget_tabs(ws, plan, allocation)
 
 
-what_if(ws)
+def render() -> None:
+    ws = workspace()
+    st.title("3 · Budget")
+    st.write(
+        "ε (epsilon) bounds how much any one person's data can change what is published: "
+        "smaller is more private and noisier. Nothing here touches the data: the noise and "
+        "margins of error follow from the plan alone. (Advice that needs your data's size is on "
+        "the Preview page, which is confidential.)"
+    )
+    what_if(ws)
+
+
+render()

@@ -1,11 +1,11 @@
 """Work that survives a reload, a restart and a closed tab.
 
 Each browser holds a random token in a cookie, and only there: the server keeps that browser's
-plan and its saved scenarios, and only those, under it (`ui/plan_store.py`). A new session that
-finds a kept plan offers it back ("Resume your plan from 14:02?") before anything overwrites
-it, and until it is answered the offer is the whole page: nothing shows the bundled sample's
-figures as if they were the plan's. The data are never kept: a resumed plan asks for them
-again, and coverage checks the plan against them. Leaving the page with an unreleased plan
+plan and its saved scenarios, and only those, under it (`dprelease/ledger/plans.py`). A new
+session that finds a kept plan offers it back ("Resume your plan from 14:02?") before anything
+overwrites it, and until it is answered the offer is the whole page: nothing shows the bundled
+sample's figures as if they were the plan's. The data are never kept: a resumed plan asks for
+them again, and coverage checks the plan against them. Leaving the page with an unreleased plan
 asks first (the browser's `beforeunload` prompt).
 
 A link `?plan=TOKEN` opens that plan as a copy only: taking it gives this browser a fresh
@@ -23,8 +23,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
+from dprelease.ledger.plans import Offer, PlanStore, StoredPlan, is_token, new_token
 from ui.markdown import md
-from ui.plan_store import Offer, PlanStore, StoredPlan, is_token, new_token
 from ui.state import Workspace, plan_key, sample_plan_dict, sample_upload
 
 TOKEN_PARAM = "plan"

@@ -5,7 +5,8 @@ nowhere else: never in `st.cache_data` (shared by every user of the server), nev
 module-level variable, never on disk. The plan is kept as the plan file's mapping, so a
 half-finished plan survives every rerun and every error, and saving it gives the CLI's format;
 the plan alone (public) is also kept on the server under this browser's token
-(`ui/plan_store.py`, see `ui/session.py`), so that it survives a reload or a restart.
+(`dprelease/ledger/plans.py`, see `ui/session.py`), so that it survives a reload or a
+restart.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dprelease.data.coverage import PlanCoverage, plan_coverage
 from dprelease.data.fingerprint import RecordFingerprint, fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
+from dprelease.ledger.plans import Offer, new_token
 from dprelease.ledger.store import Ledger
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict
@@ -34,9 +36,9 @@ from dprelease.plan.model import Plan
 from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
-from dprelease.release.service import account_of, open_ledger
+from dprelease.release.service import UploadData, open_ledger
+from dprelease.release.service import ledger_account as service_account
 from dprelease.release.suggest import Suggestion
-from ui.plan_store import Offer, new_token
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -294,10 +296,14 @@ def records_key(ws: Workspace) -> str:
     return records_fingerprint(ws).key()
 
 
-def ledger_account(ws: Workspace, book: Ledger) -> Account:
-    """Where a release of this upload is charged: its records, the plan's `dataset:` name,
-    and the upload's SHA-256 (the key of a ledger written before accounts existed)."""
-    name = ws.plan.get("dataset")
+def release_data(ws: Workspace) -> UploadData:
+    """The upload as the release service reads it, with its records' fingerprint made once."""
     upload = require_upload(ws)
-    name = name if isinstance(name, str) else None
-    return account_of(book, records_fingerprint(ws), name, upload.sha256)
+    return UploadData(upload.data, upload.name, records_fingerprint(ws))
+
+
+def ledger_account(ws: Workspace, book: Ledger) -> Account:
+    """Where a release of this upload is charged (`dprelease.release.service.ledger_account`,
+    the CLI's rule too), under the plan's `dataset:` name."""
+    name = ws.plan.get("dataset")
+    return service_account(book, release_data(ws), name if isinstance(name, str) else None)

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from dprelease.errors import BudgetError, InternalError
 from dprelease.ledger.values import Account
+from dprelease.plan.names import is_dataset_name
 
 KEY = re.compile(r"[0-9a-f]{64}")
 FORMAT = 3  # PRAGMA user_version of the layout below (1: no accounts or records tables;
@@ -43,7 +44,7 @@ def check_key(dataset: str) -> None:
 
 
 def check_name(name: str | None) -> None:
-    if name is not None and not (0 < len(name) <= 200 and name.isprintable() and name.strip()):
+    if name is not None and not is_dataset_name(name):
         raise BudgetError(
             "A data set name must be 1 to 200 printable characters on one line "
             "(e.g. dataset: census-2020)."

@@ -11,6 +11,7 @@ import copy
 import csv
 import io
 import itertools
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -398,3 +399,48 @@ def check_column(plan: PlanDict, name: str) -> None:
         chain[current] = columns[current]
         current = columns[current].get("parent")
     parse_schema(chain)
+
+
+def _grid_number(value: Any) -> float | None:
+    """A grid cell as a number; empty cells (None or NaN) are None."""
+    if value is None:
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def apply_table_edits(plan: PlanDict, rows: Sequence[dict[str, Any]], lock_unit: str) -> PlanDict:
+    """The Tables page's edited grid as plan edits: each row (in the plan's table order) renames,
+    reweights, locks `lock_unit` (ε or ρ), sets one accuracy target, or removes its table."""
+    originals = [t.get("name") for t in plan.get("tables", [])]
+    if len(rows) != len(originals):
+        raise PlanError("Tables cannot be added in the grid; use Add table above.")
+    out = plan
+    for original, row in zip(originals, rows, strict=True):
+        if row.get("remove"):
+            out = remove_table(out, original)
+            continue
+        target_cell = _grid_number(row.get("target MoE per cell"))
+        target_table = _grid_number(row.get("target MoE whole table"))
+        if target_cell is not None and target_table is not None:
+            raise PlanError(f"Table {quote(original)}: give one accuracy target, not both.")
+        target = (
+            {"moe": target_cell}
+            if target_cell is not None
+            else {"moe_table": target_table}
+            if target_table is not None
+            else None
+        )
+        weight = _grid_number(row.get("weight"))
+        new_name = str(row.get("name") or "").strip() or original
+        changes: dict[str, Any] = {
+            lock_unit: _grid_number(row.get(f"locked {lock_unit}")),
+            "weight": None if weight in (None, 1.0) else weight,
+            "target": target,
+            # issue 27: exact counts, never a default; ticked only by the user
+            "invariant": True if row.get("invariant (exact, no noise)") else None,
+        }
+        if new_name != original:
+            changes["name"] = new_name
+        out = update_table(out, original, **changes)
+    return out

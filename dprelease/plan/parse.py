@@ -32,6 +32,7 @@ from dprelease.plan.fields import (
     parse_unit_column,
 )
 from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknown_column_problems
+from dprelease.plan.names import DATASET_NAME_RULE, is_dataset_name
 from dprelease.plan.schema import Column, NumericColumn, Schema
 from dprelease.plan.size import check_plan_size
 from dprelease.plan.stat_spec import parse_discover, stat_to_dict
@@ -141,7 +142,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
     if data is not None and not isinstance(data, str):
         bag.problems.append(f"data must be a file path, got {quote(data)}.")
     dataset = top.get("dataset")
-    if dataset is not None and not _is_dataset_name(dataset):
+    if dataset is not None and not is_dataset_name(dataset):
         bag.problems.append(DATASET_NAME_RULE)
 
     zeros = bag.build(lambda: parse_structural_zeros(top.get("structural_zeros")))
@@ -182,21 +183,6 @@ def _discoveries(raw_columns: object) -> tuple[Discovery, ...]:
         if spec is not None:
             found.append(Discovery(str(name), parse_discover(spec, str(name))))
     return tuple(found)
-
-
-DATASET_NAME_RULE = (
-    "dataset must be a name of 1 to 200 printable characters on one line "
-    "(e.g. dataset: census-2020): the ledger account the release is charged to."
-)
-
-
-def _is_dataset_name(value: object) -> bool:
-    return (
-        isinstance(value, str)
-        and 0 < len(value) <= 200
-        and value.isprintable()
-        and bool(value.strip())
-    )
 
 
 # --- serialising ----------------------------------------------------------------------------

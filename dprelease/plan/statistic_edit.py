@@ -10,13 +10,24 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from dprelease.errors import PlanError, quote
+from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.edit import PlanDict, table_name
-from dprelease.plan.stat_spec import parse_discover, parse_stat
+from dprelease.plan.stat_spec import parse_discover, parse_stat, stat_label
 
 KINDS = ("quantile", "sum", "mean")
 DEFAULT_METHOD = "default"  # the kind's own default method (the Tables page's first choice)
 METHOD_CHOICES = (DEFAULT_METHOD, "smooth_sensitivity", "sample_and_aggregate")
+
+
+def statistic_text(raw: object) -> str:
+    """A table's `stat:` as the Tables page's grid shows it: its label (`stat_label`, e.g.
+    'median of age in [0, 100]'), "count" for a count table."""
+    if not isinstance(raw, dict):
+        return "count"
+    try:
+        return stat_label(parse_stat(raw, "the table"))
+    except DPReleaseError:
+        return "a statistic the plan refuses (see the problem below)"
 
 
 def parse_quantiles(text: str) -> float | list[float]:

@@ -2,10 +2,10 @@
 through the library, the same flow as the CLI and the dashboard.
 
 The code carries the plan itself (its YAML text), so it runs anywhere the data file is; it
-reads the data, opens the ledger (`$DPRELEASE_LEDGER`, else ~/.dprelease/ledger.sqlite),
-checks the budget against the data set's caps, draws the noise inside the ledger's charge
-(`dprelease.release.publish.charged_release`), shows every table with its margin of error and
-writes the release files. Each run is a new release, charged anew.
+releases through `dprelease.release.service.release_plan` (the data read, the ledger
+`$DPRELEASE_LEDGER` else ~/.dprelease/ledger.sqlite, the caps checked, the noise drawn inside the
+ledger's charge, the files written), then shows every table with its margin of error. Each run
+is a new release, charged anew.
 
 The notebook is nbformat 4 JSON written here (no Jupyter package needed to make it); its code
 cells, run in order, are exactly the script's code.
@@ -56,46 +56,35 @@ def _cells(plan: dict[str, Any], data: str) -> list[tuple[str, str]]:
             '          f"moe = {table.moe:.4g}")',
         ),
         (
-            "## 2. The data and the ledger account\n\n"
-            "The data are read into memory and counted; the ledger account is the records' "
-            "fingerprint (and the plan's `dataset:` name). The release is refused here if "
-            "it does not fit the data set's lifetime caps.",
-            "from dprelease.release.service import check_fits, data_account, open_ledger\n"
-            "from dprelease.release.statistics import upload_inputs\n\n"
-            "data = DATA_FILE.read_bytes()\n"
-            "counts, statistics = upload_inputs(data, plan, DATA_FILE.name)\n"
-            "account = data_account(open_ledger(), data, DATA_FILE.name, plan.dataset)\n"
-            "check_fits(account, allocation.total)",
-        ),
-        (
-            "## 3. The release, charged to the ledger once\n\n"
-            "The noise is drawn from secure samplers inside the ledger's charge; nothing is "
-            "released unless the charge commits.",
-            "from dprelease.release.publish import charged_release\n\n"
+            "## 2. The release, charged to the ledger once\n\n"
+            "Through the one release service of the CLI and the dashboard "
+            "(`dprelease.release.service.release_plan`): the data are read into memory and "
+            "counted; the ledger account is the records' fingerprint (and the plan's "
+            "`dataset:` name); the release is refused if it does not fit the data set's "
+            "lifetime caps; the noise is drawn from secure samplers inside the ledger's charge, "
+            "and nothing is written unless the charge commits.",
+            "from dprelease.release.service import ReleaseRequest, UploadData, release_plan\n\n"
             "release_id = secrets.token_hex(16)  # a new release on every run\n"
-            "published = charged_release(\n"
-            "    plan, allocation, counts, account, release_id=release_id,\n"
-            '    label=f"notebook: {DATA_FILE.name} ({allocation.accounting})",\n'
-            "    statistics_source=statistics,\n"
+            "outcome = release_plan(\n"
+            "    ReleaseRequest(\n"
+            "        plan,\n"
+            "        UploadData(DATA_FILE.read_bytes(), DATA_FILE.name),\n"
+            "        allocation=allocation,\n"
+            "        release_id=release_id,\n"
+            '        label=f"notebook: {DATA_FILE.name}",\n'
+            '        out=OUT or f"release-{release_id[:12]}.zip",\n'
+            "    )\n"
             ")\n"
-            'print(f"charged: epsilon = {published.entry.epsilon!r}, "\n'
-            '      f"release {published.entry.release_id}")',
+            'print(f"charged: epsilon = {outcome.entry.epsilon!r}, release {release_id}")\n'
+            'print(f"release written to {outcome.written}")',
         ),
         (
-            "## 4. The tables and their margins of error\n\n"
+            "## 3. The tables and their margins of error\n\n"
             "`moe` is the half-width of each value's interval at the plan's confidence.",
             "from dprelease.release.service import released_tables\n\n"
-            "for name, frame in released_tables(published.files).items():\n"
+            "for name, frame in released_tables(outcome.files).items():\n"
             '    print(f"\\n== {name} ({len(frame)} rows) ==")\n'
             f"    print(frame.head({SHOW_ROWS}).to_string(index=False))",
-        ),
-        (
-            "## 5. The release files\n\n"
-            "`metadata.json`, `tables/`, `measurements/` and `report.html`, as the CLI "
-            "writes them.",
-            "from dprelease.release.publish import deliver\n\n"
-            'written = deliver(published, OUT or f"release-{release_id[:12]}.zip")\n'
-            'print(f"release written to {written}")',
         ),
     ]
 

@@ -1,36 +1,52 @@
-"""The one release flow of the CLI and the dashboard: which ledger, which account, its checks.
+"""The one release flow of the CLI and the dashboard: `release_plan(ReleaseRequest)`.
 
-Issue 24/26: both front ends used to build the ledger and the account each in its own way, and
-the CLI charged nothing unless asked. Now both call these functions, so a plan released from
-either has the same defaults (the plan's, `dprelease.plan.model`), is charged to the same
-account of the same ledger, and is checked against the same caps:
+Issues 24/26: both front ends used to assemble the flow each in its own way (the ledger, the
+account, the checks, the defaults) and had drifted apart. Now both describe a release as a
+`ReleaseRequest` and call `release_plan`, which does, in this order:
 
-- the ledger is `$DPRELEASE_LEDGER`, else ~/.dprelease/ledger.sqlite, unless a path is given;
-- the account is the records' fingerprint, the plan's `dataset:` name, and the file's SHA-256
-  (which finds an account of a format-1 ledger);
-- the charge is `dprelease.release.publish.charged_release` (the one charged flow);
-- an uncharged release (the CLI's `--no-ledger`, said out loud) says `"ledger": null` in
-  its metadata.
+1. read the data (`FileData`: a file, folder or URI through the engines, the CLI's;
+   `UploadData`: bytes in memory, the dashboard's) and count the tables (with statistics or
+   discovered domains, the counting waits for the completed plan, inside the charge);
+2. open the ledger (`$DPRELEASE_LEDGER`, else ~/.dprelease/ledger.sqlite, unless a path is
+   given) and find the account: the records' fingerprint, the plan's `dataset:` name, the
+   file's SHA-256 (which finds an account of a format-1 ledger); set a cap if asked; check
+   that the release fits the caps;
+3. charge, draw and post-process (`dprelease.release.publish.charged_release`, the one charged
+   flow), or, uncharged (the CLI's `--no-ledger`, said out loud), draw with `"ledger": null`
+   in the metadata;
+4. export: the files in memory (`ReleaseOutcome.files`, the dashboard's zip), written to
+   `ReleaseRequest.out` only after the charge committed (the CLI's folder or zip).
+
+The defaults live here and in the plan (`dprelease.plan.model`: `consistent` is on unless the
+plan switches it off): a request charges the default ledger unless `charge=False`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol
 
-from dprelease.accounting.allocation import Allocation
+from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.accounting.composition import Guarantee
-from dprelease.data.count import TrueCounts
+from dprelease.data.count import EncodedData, TrueCounts
+from dprelease.data.engines.result import CountResult
 from dprelease.data.fingerprint import RecordFingerprint
+from dprelease.data.read import SizeLimits
+from dprelease.errors import BudgetError, InternalError
 from dprelease.ledger.files import default_ledger_path
-from dprelease.ledger.store import Ledger
+from dprelease.ledger.store import Ledger, LedgerEntry
 from dprelease.ledger.values import Account as ResolvedAccount
 from dprelease.plan.model import Plan
 from dprelease.release.draw import Release, draw_release
-from dprelease.release.export import release_files
-from dprelease.release.publish import Account
+from dprelease.release.export import files_zip, release_files, write_files
+from dprelease.release.publish import Account, Progress, charged_release, deliver
 from dprelease.release.statistics import Counter
-from dprelease.stats.source import StatSource
+from dprelease.stats.source import StatSource, read_stat_source
 
 NO_LEDGER_WARNING = (
     "warning: --no-ledger: this release is charged to no ledger, so no lifetime cap limits it "
@@ -68,28 +84,266 @@ def set_cap(account: Account, epsilon: float | None) -> None:
     account.ledger.set_cap(account.records, epsilon, name=account.name, legacy=account.legacy)
 
 
-def uncharged_release(
-    plan: Plan,
-    allocation: Allocation,
-    true_counts: TrueCounts | Counter,
-    statistics_source: StatSource | None = None,
-) -> tuple[Release, dict[str, bytes]]:
-    """The release and its files, charged to no ledger (the CLI's `--no-ledger` only): the
-    metadata says `"ledger": null`."""
-    release = draw_release(plan, true_counts, allocation, statistics_source=statistics_source)
-    return release, release_files(release, ledger=None)
+# --- the data a release reads -----------------------------------------------------------------
+
+
+class ReleaseData(Protocol):
+    """CONFIDENTIAL: the data of a release, however they are held."""
+
+    @property
+    def name(self) -> str:
+        """The data's file name (public: it labels the ledger's entry)."""
+        ...
+
+    def count(self, plan: Plan, *, fingerprint: bool = False) -> CountResult:
+        """The true counts of the plan's tables and the data report; with `fingerprint`, the
+        same pass may fingerprint every record (`CountResult.accumulator`)."""
+        ...
+
+    def statistics(self, plan: Plan) -> StatSource:
+        """The rows the plan's statistics and discoveries read."""
+        ...
+
+    def fingerprint(self, counted: CountResult | None = None) -> RecordFingerprint:
+        """The records' fingerprint (the ledger's key), from `counted`'s pass if it made one."""
+        ...
+
+    def legacy_key(self) -> str | None:
+        """The SHA-256 of the data file's bytes (a format-1 ledger's key), None for a folder."""
+        ...
+
+
+@dataclass(frozen=True)
+class FileData:
+    """Data where they live: a file, a folder of parts, or a URI only Spark reads, counted by
+    an engine (the CLI's)."""
+
+    location: Path | str
+    engine: str = "auto"
+    spark_master: str | None = None
+    limits: SizeLimits = field(default_factory=SizeLimits)
+
+    @property
+    def name(self) -> str:
+        return Path(str(self.location)).name
+
+    def count(self, plan: Plan, *, fingerprint: bool = False) -> CountResult:
+        from dprelease.data.engines import count_data
+        from dprelease.data.fingerprint import FingerprintAccumulator
+
+        return count_data(
+            self.location,
+            plan,
+            engine=self.engine,  # type: ignore[arg-type]  # checked by the CLI's choices
+            spark_master=self.spark_master,
+            limits=self.limits,
+            new_accumulator=FingerprintAccumulator if fingerprint else None,
+        )
+
+    def statistics(self, plan: Plan) -> StatSource:
+        return read_stat_source(self.location, plan, self.limits)
+
+    def fingerprint(self, counted: CountResult | None = None) -> RecordFingerprint:
+        from dprelease.data.engines import locate, scan_records
+        from dprelease.data.fingerprint import FingerprintAccumulator
+
+        if counted is not None:
+            if not isinstance(counted.accumulator, FingerprintAccumulator):
+                raise InternalError("the counting pass made no fingerprint for the ledger")
+            return counted.accumulator.fingerprint
+        accumulator = FingerprintAccumulator()  # a pass of its own over every column
+        scan_records(
+            locate(self.location, self.limits), self.limits, accumulator, self.spark_master
+        )
+        return accumulator.fingerprint
+
+    def legacy_key(self) -> str | None:
+        from dprelease.ledger.files import dataset_key_of_file
+
+        local = isinstance(self.location, Path) and self.location.is_file()
+        return dataset_key_of_file(self.location) if local else None
+
+
+@dataclass(frozen=True)
+class UploadData:
+    """A data file held in memory (the dashboard's upload); `records`, its fingerprint when
+    already made (the dashboard makes it once per upload)."""
+
+    data: bytes = field(repr=False)
+    filename: str
+    records: RecordFingerprint | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.filename
+
+    def count(self, plan: Plan, *, fingerprint: bool = False) -> CountResult:
+        del fingerprint  # made from the parsed table (`fingerprint`), not the counting
+        from dprelease.data.count import count, load_data
+
+        encoded = load_data(self.data, plan, filename=self.filename)
+        return CountResult(count(encoded, plan), encoded.report, engine="memory")
+
+    def statistics(self, plan: Plan) -> StatSource:
+        return read_stat_source(self.data, plan, filename=self.filename)
+
+    def fingerprint(self, counted: CountResult | None = None) -> RecordFingerprint:
+        del counted
+        if self.records is not None:
+            return self.records
+        from dprelease.data.fingerprint import fingerprint_table
+        from dprelease.data.read import read_data
+
+        return fingerprint_table(read_data(self.data, filename=self.filename))
+
+    def legacy_key(self) -> str | None:
+        import hashlib
+
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def ledger_account(
+    ledger: Ledger, data: ReleaseData, dataset: str | None, counted: CountResult | None = None
+) -> Account:
+    """The account a release of `data` is charged to: the records' fingerprint (from `counted`'s
+    pass if it made one), the plan's `dataset:` name and the file's SHA-256. The one rule of
+    both front ends (the dashboard shows this account before it releases)."""
+    return account_of(ledger, data.fingerprint(counted), dataset, data.legacy_key())
 
 
 def data_account(ledger: Ledger, data: bytes, filename: str, dataset: str | None) -> Account:
-    """The account of a data file held in memory (the dashboard's upload, an exported
-    notebook's file): its records' fingerprint, and its bytes' SHA-256."""
-    import hashlib
+    """The account of a data file held in memory (an exported notebook's file)."""
+    upload = UploadData(data, filename)
+    return account_of(ledger, upload.fingerprint(), dataset, upload.legacy_key())
 
-    from dprelease.data.fingerprint import fingerprint_table
-    from dprelease.data.read import read_data
 
-    records = fingerprint_table(read_data(data, filename=filename))
-    return account_of(ledger, records, dataset, hashlib.sha256(data).hexdigest())
+# --- the request and its outcome --------------------------------------------------------------
+
+
+def _quiet(fraction: float, message: str) -> None:
+    del fraction, message
+
+
+@dataclass(frozen=True)
+class ReleaseRequest:
+    """One release, as both front ends describe it. The defaults are the house's: charged to
+    the default ledger, a fresh release id, the plan's own allocation."""
+
+    plan: Plan
+    data: ReleaseData
+    charge: bool = True  # False: the CLI's --no-ledger (metadata "ledger": null)
+    ledger: str | Path | None = None  # None: $DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite
+    cap: float | None = None  # set this lifetime ε cap on the account first (the CLI's --cap)
+    allocation: Allocation | Callable[[], Allocation] | None = None  # None: allocate(plan)
+    release_id: str = field(default_factory=lambda: secrets.token_hex(16))
+    label: str = ""  # what the ledger entry names ("": the data's name); the accountant follows
+    out: str | Path | None = None  # written here once charged (a new folder, or a .zip)
+    progress: Progress = _quiet
+
+    def __post_init__(self) -> None:
+        if self.cap is not None and not self.charge:
+            raise BudgetError(
+                "--cap sets a lifetime cap in a ledger; it cannot go with --no-ledger."
+            )
+
+
+@dataclass(frozen=True)
+class ReleaseOutcome:
+    """A finished release: what was drawn, its files (in memory), where they were written, and
+    for the data holder only the data report (CONFIDENTIAL, never exported)."""
+
+    release: Release
+    files: dict[str, bytes] = field(repr=False)
+    allocation: Allocation
+    entry: LedgerEntry | None  # None: uncharged
+    account: Account | None
+    notice: str | None = None  # how the ledger decided the account, when it is worth saying
+    report: EncodedData | CountResult | None = field(default=None, repr=False)
+    written: Path | None = None
+
+    @property
+    def zip_bytes(self) -> bytes:
+        return files_zip(self.files)
+
+    @property
+    def report_html(self) -> str:
+        return self.files["report.html"].decode("utf-8")
+
+
+def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
+    """Read, account, charge, draw, post-process and export one release (the module's steps).
+
+    Raises BudgetError when the release does not fit the account's caps (before any noise),
+    AlreadyChargedError for a release id charged before, DataError for data that cannot be read.
+    """
+    plan, data, progress = request.plan, request.data, request.progress
+    progress(0.1, "Reading and encoding the data…")
+    counted: list[CountResult] = []
+    statistics: StatSource | None = None
+    counts: TrueCounts | Counter
+    if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
+        allocation = _allocation(request)  # a budget problem before the data are read
+        statistics = data.statistics(plan)
+
+        def counter(completed: Plan) -> TrueCounts:
+            if not completed.tables:
+                return TrueCounts(MappingProxyType({}))  # no rows: the statistics' are checked
+            counted.append(data.count(completed))
+            return counted[-1].counts
+
+        counts = counter
+    else:
+        progress(0.4, "Counting every table…")
+        # One pass counts the tables and, with a ledger, fingerprints every record for its key.
+        counted.append(data.count(plan, fingerprint=request.charge))
+        counts = counted[0].counts
+        allocation = _allocation(request)
+    entry = account = notice = None
+    if request.charge:
+        first = counted[0] if counted else None
+        account = ledger_account(open_ledger(request.ledger), data, plan.dataset, first)
+        notice = resolve_account(account).notice
+        if request.cap is not None:
+            set_cap(account, request.cap)
+        check_fits(account, allocation.total)
+        published = charged_release(
+            plan,
+            allocation,
+            counts,
+            account,
+            release_id=request.release_id,
+            label=f"{request.label or data.name} ({allocation.accounting})",
+            progress=progress,
+            statistics_source=statistics,
+        )
+        release, files, entry = published.release, published.files, published.entry
+        written = deliver(published, request.out) if request.out is not None else None
+    else:
+        release = draw_release(plan, counts, allocation, statistics_source=statistics)
+        files = release_files(release, ledger=None)
+        written = write_files(files, request.out) if request.out is not None else None
+    first = counted[0] if counted else None
+    report = first if statistics is None else with_statistics(first, statistics, plan)
+    return ReleaseOutcome(release, files, allocation, entry, account, notice, report, written)
+
+
+def _allocation(request: ReleaseRequest) -> Allocation:
+    chosen = request.allocation
+    if chosen is None:
+        return allocate(request.plan)
+    return chosen if isinstance(chosen, Allocation) else chosen()
+
+
+def with_statistics(
+    counted: CountResult | None, statistics: StatSource, plan: Plan
+) -> EncodedData | CountResult:
+    """The counting's data report (if the plan has count tables) joined with what the
+    statistics' own reading found: their rows with no number and values outside their bounds
+    (CONFIDENTIAL: for the data holder's report only)."""
+    report = statistics.report(plan)
+    if counted is None:
+        return EncodedData(MappingProxyType({}), report)
+    return dataclasses.replace(counted, report=counted.report.joined(report))
 
 
 def released_tables(files: dict[str, bytes]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from dprelease.ledger.store import Ledger
 from dprelease.plan.edit import add_table, empty_plan, set_categorical, set_numeric
 from dprelease.plan.yaml_text import plan_yaml
 from dprelease.postprocess.derived import derived_postprocess
+from dprelease.release import service
 from helpers.app import ROOT, go, keyed, open_app, workspace
 from ui.plan_without_data import plan_with_data_name
 from ui.state import records_key
@@ -71,6 +72,15 @@ def test_a_plan_saved_in_the_dashboard_releases_the_same_through_the_cli(
     tmp_path, monkeypatch, ledger_file
 ):
     monkeypatch.setattr("dprelease.release.draw.secure_noisy_counts", seeded_noise)
+    # Issue 26: both front ends release through the one service function; record its calls.
+    requests: list[service.ReleaseRequest] = []
+    one_flow = service.release_plan
+
+    def recorded(request: service.ReleaseRequest) -> service.ReleaseOutcome:
+        requests.append(request)
+        return one_flow(request)
+
+    monkeypatch.setattr(service, "release_plan", recorded)
     monkeypatch.setattr("dprelease.release.draw.derived_postprocess", seeded_rounding)
     app = open_app()
     ws = workspace(app)
@@ -109,6 +119,12 @@ def test_a_plan_saved_in_the_dashboard_releases_the_same_through_the_cli(
     assert {e.release_id for e in entries} == {
         ours["ledger"]["release_id"],
         theirs["ledger"]["release_id"],
+    }
+    assert len({(e.accounting, e.tables) for e in entries}) == 1
+    # Through the same function, with the same defaults: charged, to the default ledger.
+    assert [type(r.data).__name__ for r in requests] == ["UploadData", "FileData"]
+    assert {(r.charge, r.ledger, r.cap, r.plan.postprocess.consistent) for r in requests} == {
+        (True, None, None, True)
     }
 
 

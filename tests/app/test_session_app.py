@@ -10,6 +10,7 @@ import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
+from dprelease.ledger.plans import PlanStore
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.yaml_text import plan_yaml
 from helpers.app import (
@@ -26,7 +27,6 @@ from helpers.app import (
     workspace,
 )
 from ui import session
-from ui.plan_store import PlanStore
 from ui.plan_without_data import plan_with_data_name
 from ui.state import NO_DATA
 

@@ -23,6 +23,7 @@ from dprelease.errors import PlanError
 from dprelease.plan.edit import (
     add_every_k_way,
     add_table,
+    apply_table_edits,
     check_column,
     domain_from_data,
     empty_plan,
@@ -37,7 +38,6 @@ from dprelease.plan.edit import (
 from dprelease.plan.parse import parse_plan
 from dprelease.release.metrics import error_metrics
 from helpers.plans import make_plan, plan_dict
-from ui.table_editor import apply_table_edits
 
 
 def test_pasted_domains_keep_codes_with_leading_zeros_as_text():

@@ -1,5 +1,5 @@
-"""The dashboard's plan store (ui/plan_store.py) and the library's plan coverage: the parts of
-issue 13 that run without Streamlit."""
+"""The dashboard's plan store (dprelease/ledger/plans.py) and the library's plan coverage: the
+parts of issue 13 that run without Streamlit."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ import pyarrow as pa
 import pytest
 
 from dprelease.data.coverage import GATE_SHARE, plan_coverage
-from dprelease.plan.parse import parse_plan
-from helpers.plans import plan_dict
-from ui import plan_store
-from ui.plan_store import (
+from dprelease.ledger import plans as plan_store
+from dprelease.ledger.plans import (
     MAX_AGE,
     NewPlanLimit,
     PlanStore,
@@ -21,6 +19,8 @@ from ui.plan_store import (
     is_token,
     new_token,
 )
+from dprelease.plan.parse import parse_plan
+from helpers.plans import plan_dict
 
 PLAN = {"version": 1, "columns": {"SEX": {"kind": "categorical", "domain": ["1", "2"]}}}
 

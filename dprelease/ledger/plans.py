@@ -1,5 +1,5 @@
-"""The dashboard's plan store: each browser's plan kept on the server's disk, so that a reload,
-a server restart or a closed tab does not lose the work.
+"""The dashboard's plan store, beside the ledger: each browser's plan kept on the server's
+disk, so that a reload, a server restart or a closed tab does not lose the work.
 
 Only the plan (and its saved scenarios) is kept: it is public by construction (domains, tables,
 budget; never a record value, a count or a row count). The microdata are never written here. A

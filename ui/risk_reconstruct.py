@@ -1,0 +1,77 @@
+"""The Risk page's reconstruction attack: exact tables against a preview of the DP release, an
+integer program per small area (`dprelease.risk.reconstruct`)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dprelease.data.count import load_data
+from dprelease.errors import DPReleaseError
+from dprelease.plan.model import Plan
+from dprelease.risk.reconstruct import reconstruction_attack
+from ui.markdown import md_error, md_lines
+from ui.risk_view import keep, reconstruction_table, seed
+from ui.state import Workspace, require_upload
+
+
+def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str | None) -> None:
+    st.subheader("Reconstruction attack: exact tables vs the DP release")
+    if plan is None:
+        st.error(md_lines(plan_problem or "The plan is not valid."))
+        st.stop()
+    st.write(
+        "An attacker rebuilds each small area's records from its published tables with an "
+        "integer program (as the Census Bureau did with its 2010 tables). The DP side is a "
+        "**preview draw** through the release path at your plan's ε: numpy noise, charged to "
+        "nothing, never published."
+    )
+    controls = st.columns(4)
+    geo = [col.name for col in plan.schema.columns if getattr(col, "parent", None)]
+    levels = geo or list(plan.schema.names)
+    seed(ws, "risk_level", levels[0], levels.__contains__)
+    seed(ws, "risk_max_areas", 50, lambda v: isinstance(v, int) and 1 <= v <= 5000)
+    seed(ws, "risk_seconds", 2.0, lambda v: isinstance(v, float) and 0.1 <= v <= 60)
+    seed(ws, "risk_per_area", False, lambda v: isinstance(v, bool))
+    level = keep(ws, "risk_level", controls[0].selectbox("Area level", levels, key="risk_level"))
+    max_areas = int(
+        keep(
+            ws,
+            "risk_max_areas",
+            controls[1].number_input("Areas to try", 1, 5000, key="risk_max_areas"),
+        )
+    )
+    seconds = float(
+        keep(
+            ws,
+            "risk_seconds",
+            controls[2].number_input("Seconds per area", 0.1, 60.0, key="risk_seconds"),
+        )
+    )
+    per_area = keep(
+        ws, "risk_per_area", controls[3].toggle("Every table per area", key="risk_per_area")
+    )
+    if st.button("Run the attack", key="risk_attack", type="primary"):
+        bar = st.progress(0.0, "Preparing the tables…")
+
+        def show(share: float, text: str) -> None:
+            bar.progress(min(share, 1.0), text)
+
+        try:
+            upload = require_upload(ws)
+            encoded = load_data(upload.data, plan, filename=upload.name)
+            result = reconstruction_attack(
+                plan,
+                encoded,
+                level=level,
+                seconds_per_area=seconds,
+                max_areas=max_areas,
+                per_area=per_area,
+                progress=show,
+            )
+            ws.memo.risk_attack = result.to_dict()
+        except DPReleaseError as error:
+            st.error(md_error(error, "Nothing changed."))
+        bar.empty()
+    attack = ws.memo.risk_attack
+    if attack is not None:
+        reconstruction_table(attack)
