@@ -8,9 +8,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.errors import DPReleaseError
 from dprelease.limits import MAX_CELLS
-from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.plan.parse import loads_plan, plan_format, plan_to_dict
 from dprelease.plan.yaml_text import plan_yaml
 from ui.markdown import md, md_error

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import copy
 
-from helpers.app import go, open_app, workspace
 from dprelease.plan.edit import apply_table_edits
+from helpers.app import go, open_app, workspace
 
 OLD_AGES = ["[25, 30)", "[30, 35)", "[35, 45)", "[45, 55)", "[55, 65)", "[65, 75)"]
 
