@@ -16,7 +16,8 @@ import numpy as np
 
 from dprelease.accounting.allocation import Allocation, TableBudget, allocate
 from dprelease.data.count import TrueCounts
-from dprelease.errors import InternalError
+from dprelease.errors import InternalError, ReleaseError
+from dprelease.limits import MAX_SYNTHETIC_ROWS
 from dprelease.plan.model import Plan
 from dprelease.postprocess.accuracy import (
     DEFAULT_SIMULATIONS,
@@ -36,6 +37,8 @@ from dprelease.release.statistics import (
 )
 from dprelease.stats.discovery import DiscoveredDomain
 from dprelease.stats.source import StatSource
+from dprelease.synthetic.junction import check_model
+from dprelease.synthetic.microdata import Microdata, model_tabulations, synthesize
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class Release:
     statistics: tuple[ReleasedStatistic, ...] = ()
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
     empty_tables: tuple[EmptyTable, ...] = ()  # over a discovered domain that found nothing
+    microdata: Microdata | None = None  # issue 27: the tables are its tabulations
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -102,6 +106,7 @@ class Preview:
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
     # CONFIDENTIAL: each statistic's error per cell, read from the data (preview_errors)
     statistic_errors: Mapping[str, list[dict[str, float]]] = field(default_factory=dict)
+    microdata: Microdata | None = None  # issue 27 (from the preview's noisy tables)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -111,12 +116,26 @@ def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
             raise InternalError(f"true counts of table '{spec.name}' do not match the plan")
 
 
+def _check_synthetic(plan: Plan, true_counts: TrueCounts) -> None:
+    """Before any noise: the model fits in memory (from the plan) and the records will (from
+    the rows read, as the data's own row limit is checked)."""
+    if not plan.postprocess.synthetic:
+        return
+    check_model(plan)
+    if true_counts.rows_read is not None and true_counts.rows_read > MAX_SYNTHETIC_ROWS:
+        raise ReleaseError(
+            f"postprocess.synthetic makes at most {MAX_SYNTHETIC_ROWS:,} rows of microdata and "
+            "the data have more; switch synthetic off for this data."
+        )
+
+
 @dataclass(frozen=True)
 class _Drawn:
     tables: tuple[NoisyTable, ...]
     measurements: tuple[NoisyMeasurement, ...]
     applied: tuple[str, ...]
     skipped: tuple[str, ...]
+    microdata: Microdata | None = None
 
 
 def _noisy_tables(
@@ -129,24 +148,29 @@ def _noisy_tables(
     if not plan.tables:  # a plan of statistics only
         return _Drawn((), (), (), ())
     _check_counts(plan, true_counts)
+    _check_synthetic(plan, true_counts)
+    settings = plan.postprocess.effective
     if allocation.derived:
         measurement_set = MeasurementSet(plan, allocation)
         truths = measurement_set.true_measurements(true_counts.counts)
         noisy = {m.name: add_noise(truths[m.name], m) for m in allocation.measurements}
         raw = measurement_set.estimate(noisy)
-        result = derived_postprocess(plan, allocation, raw)
+        result = derived_postprocess(plan, allocation, raw, settings)
     else:
         noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
         raw = noisy
-        result = postprocess(plan, allocation, noisy)
+        result = postprocess(plan, allocation, noisy, settings)
+    released, applied, microdata = result.released_counts, result.steps_applied, None
+    if plan.postprocess.synthetic:  # from the post-processed measurements only, never the data
+        microdata = synthesize(plan, released)
+        released = {s.name: microdata.tabulate(plan.schema, s.by) for s in plan.tables}
+        applied = (*applied, "synthetic")
     tables = tuple(
-        NoisyTable(
-            budget=t, noisy_counts=raw[t.name], released_counts=result.released_counts[t.name]
-        )
+        NoisyTable(budget=t, noisy_counts=raw[t.name], released_counts=released[t.name])
         for t in allocation.tables
     )
     measurements = tuple(NoisyMeasurement(m, noisy[m.name]) for m in allocation.measurements)
-    return _Drawn(tables, measurements, result.steps_applied, result.steps_skipped)
+    return _Drawn(tables, measurements, applied, result.steps_skipped, microdata)
 
 
 def _accuracy(
@@ -155,7 +179,18 @@ def _accuracy(
     if simulations <= 0 or not drawn.tables:
         return {}
     noisy = {m.name: m.noisy_counts for m in drawn.measurements}
-    return accuracy_after_postprocessing(plan, allocation, noisy, simulations=simulations)
+    settings = plan.postprocess.effective
+    if not plan.postprocess.synthetic:
+        return accuracy_after_postprocessing(plan, allocation, noisy, settings, simulations=simulations)
+    tree = check_model(plan)
+    generator = np.random.default_rng()
+
+    def tabulate(released: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return model_tabulations(plan, released, generator, tree)
+
+    return accuracy_after_postprocessing(
+        plan, allocation, noisy, settings, simulations=simulations, then=tabulate
+    )
 
 
 def draw_release(
@@ -174,6 +209,8 @@ def draw_release(
     function that counts the plan once its domains are discovered.
     """
     allocation = allocation or allocate(plan)
+    if plan.postprocess.synthetic:  # the model's bound, before any noise (discoveries too)
+        check_model(plan)
     plan, allocation, domains, empty = complete_plan(plan, allocation, statistics_source, None)
     true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
@@ -197,6 +234,7 @@ def draw_release(
         statistics=statistics,
         discovered=domains,
         empty_tables=empty,
+        microdata=drawn.microdata,
     )
 
 
@@ -215,6 +253,8 @@ def draw_preview(
     """
     allocation = allocation or allocate(plan)
     generator = rng or np.random.default_rng()
+    if plan.postprocess.synthetic:
+        check_model(plan)
     plan, allocation, domains, _ = complete_plan(plan, allocation, statistics_source, generator)
     true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
@@ -238,4 +278,5 @@ def draw_preview(
         statistics=statistics,
         discovered=domains,
         statistic_errors=errors,
+        microdata=drawn.microdata,
     )

@@ -10,6 +10,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from dprelease.budget_text import budget_text, optional_budget_text
+from dprelease.release.microdata_file import microdata_report
 from dprelease.release.report_domains import domains_html
 from dprelease.risk.epsilon_meaning import epsilon_risk_html
 
@@ -184,6 +185,7 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
 {skipped}
 {_accuracy_section(release)}
+{microdata_report(release.microdata)}
 {_statistics_section(release, confidence)}
 {domains_html(release.plan)}
 </body></html>
