@@ -35,18 +35,33 @@ def main(source: str, target: str) -> None:
         algorithm = dp.mbi.AIM(queries=queries, rounds=rounds)
     else:
         algorithm = dp.mbi.MST()
-    context = dp.Context.compositor(
-        data=frame,
-        privacy_unit=dp.unit_of(contributions=1),
-        privacy_loss=dp.loss_of(rho=rho),
-    )
     start = time.perf_counter()
-    table = (
-        context.query(rho=rho).select(columns).contingency_table(keys=keys, algorithm=algorithm)
-    ).release()
+    table = None
+    for shrink in (0.0, 1e-12, 1e-9, 1e-6):  # never more than ρ
+        # OpenDP 0.16's MST can refuse its own last step by one ulp of budget ("insufficient
+        # budget for query: 0.000662…2 > 0.000662…1"): retry with ρ a hair smaller
+        spend = rho * (1 - shrink)
+        context = dp.Context.compositor(
+            data=frame,
+            privacy_unit=dp.unit_of(contributions=1),
+            privacy_loss=dp.loss_of(rho=spend),
+        )
+        try:
+            query = context.query(rho=spend).select(columns)
+            table = query.contingency_table(keys=keys, algorithm=algorithm).release()
+            break
+        except dp.OpenDPException as error:
+            if "insufficient budget" not in str(error):
+                raise
+            print(f"{algorithm}: {error}; retrying with a smaller ρ", file=sys.stderr)
+    if table is None:
+        raise SystemExit(f"{algorithm}: OpenDP refused every ρ")
     fitted = time.perf_counter() - start
     synthetic = table.synthesize()
-    codes = np.stack([synthetic[c].to_numpy().astype(np.int64) for c in columns], axis=1)
+    # the null category OpenDP adds to every key set comes back as null: code -1 (no cell)
+    codes = np.stack(
+        [synthetic[c].fill_null(-1).to_numpy().astype(np.int64) for c in columns], axis=1
+    )
     np.save(target, codes)
     print(f"{algorithm_name}: fitted in {fitted:.1f} s, {codes.shape[0]} rows", file=sys.stderr)
 

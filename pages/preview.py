@@ -17,6 +17,11 @@ from ui.markdown import md, md_lines, static_table
 from ui.preview_charts import table_chart
 from ui.state import current_allocation, require_upload, workspace
 from ui.statistics_view import show_preview_statistics
+from ui.synthetic_switch import (
+    render_synthetic_switch,
+    show_preview_microdata,
+    show_synthetic_problem,
+)
 
 PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
 SCROLL_AFTER = 720  # pixels: a taller chart (31 PUMAs, 3,143 counties) scrolls in a frame
@@ -72,11 +77,12 @@ if clamp_on:
 wanted = {"consistent": consistent, "nonnegative": nonnegative, "integer": integer, "clamp": clamp}
 if any(written.get(k) != v for k, v in wanted.items()):
     ws.plan = set_postprocess(ws.plan, **wanted)
+render_synthetic_switch(ws, "pp_synthetic")  # issue 27
 
 plan, allocation, problem = current_allocation(ws)
 if problem:
     st.error(md_lines(problem))
-if plan is None or allocation is None:
+if plan is None or allocation is None or not show_synthetic_problem(plan):
     st.stop()
 
 upload = require_upload(ws)  # a plan without data: say where to release it, and stop
@@ -115,6 +121,7 @@ if preview.plan != plan:
     st.info("The plan changed since this preview was drawn; draw again to see the new one.")
 
 show_preview_statistics(preview)  # issue 16: statistics and discovered domains
+show_preview_microdata(None if preview.microdata is None else preview.microdata.rows)
 names = [t.name for t in preview.tables]
 if not names:
     st.stop()

@@ -28,6 +28,7 @@ from ui.state import (
     workspace,
 )
 from ui.suggest_view import suggest_tables
+from ui.synthetic_switch import render_synthetic_switch, show_synthetic_problem
 
 
 def _on_dataset_name() -> None:
@@ -62,6 +63,10 @@ st.markdown(
     f"costs **{cost}** of the data set's lifetime budget."
 )
 show_postprocess(plan)
+render_synthetic_switch(ws, "release_synthetic")  # issue 27
+if not show_synthetic_problem(plan):
+    session_releases(ws)
+    st.stop()
 code_download(ws)  # issue 24: the release as code
 if ws.upload is None:
     session_releases(ws)

@@ -181,7 +181,9 @@ def _accuracy(
     noisy = {m.name: m.noisy_counts for m in drawn.measurements}
     settings = plan.postprocess.effective
     if not plan.postprocess.synthetic:
-        return accuracy_after_postprocessing(plan, allocation, noisy, settings, simulations=simulations)
+        return accuracy_after_postprocessing(
+            plan, allocation, noisy, settings, simulations=simulations
+        )
     tree = check_model(plan)
     generator = np.random.default_rng()
 

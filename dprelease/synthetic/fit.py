@@ -41,9 +41,7 @@ def marginal(schema: Schema, key: Key, table: np.ndarray, target: Key) -> np.nda
     return np.bincount(mapping, weights=table.astype(np.float64), minlength=cells)
 
 
-def ipf(
-    total: float, cells: int, targets: Sequence[tuple[np.ndarray, np.ndarray]]
-) -> np.ndarray:
+def ipf(total: float, cells: int, targets: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """Iterative proportional fitting from uniform to `targets` (cell map, marginal values);
     the last target is met exactly (it is applied last)."""
     values = np.full(cells, total / max(cells, 1))
@@ -103,7 +101,9 @@ def round_keeping_sums(
 def _published_inside(plan: Plan, node: Node) -> list[tuple[tuple[str, ...], str]]:
     """(by, name) of the published tables whose columns lie inside the clique."""
     schema = plan.schema
-    return [(spec.by, spec.name) for spec in plan.tables if closure(schema, spec.by) <= node.columns]
+    return [
+        (spec.by, spec.name) for spec in plan.tables if closure(schema, spec.by) <= node.columns
+    ]
 
 
 def _in_key_order(schema: Schema, by: tuple[str, ...], key: Key, values: np.ndarray) -> np.ndarray:

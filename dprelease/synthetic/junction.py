@@ -68,7 +68,9 @@ def _maximal(sets: list[frozenset[str]]) -> list[frozenset[str]]:
     return kept
 
 
-def _triangulated_cliques(columns: tuple[str, ...], edges: list[frozenset[str]]) -> list[frozenset[str]]:
+def _triangulated_cliques(
+    columns: tuple[str, ...], edges: list[frozenset[str]]
+) -> list[frozenset[str]]:
     """Maximal cliques of the interaction graph made chordal by greedy min-fill elimination.
     On an already chordal graph (an acyclic workload) min-fill adds no edge."""
     neighbours = {c: set() for c in columns}

@@ -81,7 +81,7 @@ def _mismatches(
                     spec.name,
                     int(np.count_nonzero(difference)),
                     int(difference.max()),
-                    int(round(float(difference.sum()))),
+                    round(float(difference.sum())),
                 )
             )
     return tuple(found)
