@@ -73,7 +73,7 @@ def _triangulated_cliques(
 ) -> list[frozenset[str]]:
     """Maximal cliques of the interaction graph made chordal by greedy min-fill elimination.
     On an already chordal graph (an acyclic workload) min-fill adds no edge."""
-    neighbours = {c: set() for c in columns}
+    neighbours: dict[str, set[str]] = {c: set() for c in columns}
     for group in edges:
         for a, b in itertools.combinations(group, 2):
             neighbours[a].add(b)
