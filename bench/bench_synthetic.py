@@ -2,7 +2,8 @@
 tabulations, the microdata off the workload, and OpenDP's AIM and MST at the same guarantee.
 
     python bench/bench_synthetic.py [--rows 50000] [--epsilons 0.5 1 2] [--aim-rounds 20]
-        [--mbi-python /work/venv-mbi/bin/python] [--skip-mbi] [--json OUT]
+        [--mbi-python /work/venv-mbi/bin/python] [--skip-mbi] [--algorithms aim mst]
+        [--only sample|census-like] [--json OUT]
 
 Two workloads: the bundled sample plan (16 tables over 9 columns, county → state) on
 data/census_sample.csv, and the census-like benchmark workload (`workload.py`: 11 tables, age
@@ -170,7 +171,7 @@ def one_case(
         "c_microdata_off": off_error(mine),
         "synthesize_seconds": synth_seconds,
     }
-    for algorithm in ("aim", "mst"):
+    for algorithm in args.algorithms:
         if args.skip_mbi:
             continue
         records, seconds = run_mbi(
@@ -224,6 +225,7 @@ def main() -> None:
     parser.add_argument("--aim-rounds", type=int, default=20)
     parser.add_argument("--mbi-python", default="/work/venv-mbi/bin/python")
     parser.add_argument("--skip-mbi", action="store_true")
+    parser.add_argument("--algorithms", nargs="+", choices=["aim", "mst"], default=["aim", "mst"])
     parser.add_argument("--only", choices=["sample", "census-like"])
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()

@@ -58,8 +58,8 @@ def test_the_switch_adds_microdata_to_the_preview_and_the_release(ledger_file):
 
 
 def test_a_model_too_large_is_one_error_and_the_plan_is_kept():
-    """Three 120-value columns in a cycle: a 1.7-million-cell clique is fine, three 300-value
-    ones (27 M) are not; the Preview says so in one error and keeps the plan."""
+    """Three 300-value columns in a cycle need a 27-million-cell clique: the Preview says so
+    in one error, before anything is drawn, and keeps the plan."""
     app = small_app_with_tables()
     ws = workspace(app)
     plan = dict(ws.plan)
