@@ -55,6 +55,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     rounding        controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
     pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
     accuracy        RMSE and bias before/after post-processing, by simulation
+- synthetic/      synthetic microdata from the post-processed measurements (issue 27): junction
+                  (the model's cliques and tree, from the plan; its bound), fit (integer clique
+                  tables), records (one row per person), microdata (synthesize, mismatches)
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
     values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
 - release/        where true counts meet noise, and what leaves the tool
@@ -66,6 +69,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     report_domains  the report's public definitions: each column's codes, labels, bins
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section
+    microdata_file  microdata.csv (issue 27), its metadata entry and report section
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
     service         what the CLI and the dashboard share around it: the ledger, the account,
                     the cap check; the uncharged release (`--no-ledger`, "ledger": null)
