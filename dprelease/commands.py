@@ -132,7 +132,12 @@ def _print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
 def _load_plan(args: argparse.Namespace) -> Plan:
     from dprelease.plan.parse import load_plan
 
-    return load_plan(args.plan, max_cells=args.max_cells)
+    plan = load_plan(args.plan, max_cells=args.max_cells)
+    if plan.postprocess.synthetic:  # issue 27: the model's bound, before any data is read
+        from dprelease.synthetic.junction import check_model
+
+        check_model(plan)
+    return plan
 
 
 def _data_source(plan: Plan, data: str | None) -> Path | str:

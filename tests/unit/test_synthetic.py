@@ -197,3 +197,6 @@ def test_cli_release_with_synthetic(sample_csv: Path, tmp_path: Path) -> None:
     assert len(errors) == 1 and "above the limit" in errors[0]
     assert "Traceback" not in refused.stderr
     assert not (tmp_path / "out2").exists()
+    planned = run("plan", str(big))  # refused from the plan alone, before any data
+    assert planned.returncode == 2 and planned.stderr.count("error:") == 1
+    assert "above the limit" in planned.stderr
