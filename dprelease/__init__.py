@@ -73,6 +73,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     rounding        controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
     pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
     accuracy        RMSE and bias before/after post-processing, by simulation
+- synthetic/      synthetic microdata from the post-processed measurements (issue 27): junction
+                  (the model's cliques and tree, from the plan; its bound), fit (integer clique
+                  tables), records (one row per person), microdata (synthesize, mismatches)
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
     values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
     plans           the dashboard's plans kept beside it, each by its browser's token
@@ -108,6 +111,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section
     stat_noise      the secure noise statistics are handed (OpenDP, the OS CSPRNG)
     suggest         the sparse vector's charged table suggestion
+    microdata_file  microdata.csv (issue 27), its metadata entry and report section
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)
     service         the one release flow of the CLI and the dashboard: release_plan(request)
                     reads, finds the ledger account, checks, charges, draws, exports

@@ -109,3 +109,16 @@ STRATEGY_WORK = 700_000_000
 """The estimated work (in ns on this kind of machine) of one search for the strategy's budget
 shape; a plan makes about six (per accountant, and the tables as listed to compare). A search
 that reaches it keeps the best shape found: valid, perhaps less accurate than the optimum."""
+
+# --- synthetic microdata (issue 27): bounded from the plan, before any noise is drawn ---
+
+MAX_SYNTHETIC_CELLS = 10_000_000
+"""The most cells of the synthetic model's cliques together (`postprocess.synthetic`). When the
+tables form no cycle the cliques are tables, within `MAX_CELLS`; a cycle joins tables into
+larger cliques (age × sex, sex × race, race × age → age × sex × race), whose fit keeps a few
+float64 copies of each: 10 M cells stay well under a gigabyte."""
+
+MAX_SYNTHETIC_ROWS = 20_000_000
+"""The most rows (persons) the synthetic microdata may hold: each row costs a few bytes per
+column in memory and about 40 bytes of CSV; 1 M rows take seconds and ~100 MB. Checked
+against the data's rows read before the noise is drawn, as `MAX_ROWS` is."""

@@ -13,6 +13,11 @@ from ui.postprocess_switches import postprocess_switches
 from ui.preview_view import preview_table, size_advice
 from ui.state import current_allocation, require_upload, workspace
 from ui.statistics_view import show_preview_statistics
+from ui.synthetic_switch import (
+    render_synthetic_switch,
+    show_preview_microdata,
+    show_synthetic_problem,
+)
 
 PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
 
@@ -26,10 +31,11 @@ def render() -> None:
         icon=":material/lock:",
     )
     postprocess_switches(ws)  # they are part of the plan
+    render_synthetic_switch(ws, "pp_synthetic")  # issue 27
     plan, allocation, problem = current_allocation(ws)
     if problem:
         st.error(md_lines(problem))
-    if plan is None or allocation is None:
+    if plan is None or allocation is None or not show_synthetic_problem(plan):
         st.stop()
     upload = require_upload(ws)  # a plan without data: say where to release it, and stop
     size_advice(ws, plan, allocation)
@@ -53,6 +59,7 @@ def render() -> None:
     if preview.plan != plan:
         st.info("The plan changed since this preview was drawn; draw again to see the new one.")
     show_preview_statistics(preview)  # issue 16: statistics and discovered domains
+    show_preview_microdata(None if preview.microdata is None else preview.microdata.rows)
     preview_table(preview)
 
 

@@ -11,6 +11,7 @@ from ui.release_action import release_action
 from ui.release_ledger import ledger_section
 from ui.release_view import code_download, session_releases, show_postprocess
 from ui.state import current_allocation, require_upload, workspace
+from ui.synthetic_switch import render_synthetic_switch, show_synthetic_problem
 
 
 def render() -> None:
@@ -33,6 +34,10 @@ def render() -> None:
         "budget."
     )
     show_postprocess(plan)
+    render_synthetic_switch(ws, "release_synthetic")  # issue 27
+    if not show_synthetic_problem(plan):
+        session_releases(ws)
+        st.stop()
     code_download(ws)  # issue 24: the release as code
     if ws.upload is None:
         session_releases(ws)

@@ -77,7 +77,12 @@ def add_cells_option(parser: argparse.ArgumentParser) -> None:
 def load_plan(args: argparse.Namespace) -> Plan:
     from dprelease.plan.parse import load_plan as load
 
-    return load(args.plan, max_cells=args.max_cells)
+    plan = load(args.plan, max_cells=args.max_cells)
+    if plan.postprocess.synthetic:  # issue 27: the model's bound, before any data is read
+        from dprelease.synthetic.junction import check_model
+
+        check_model(plan)
+    return plan
 
 
 def size_limits(args: argparse.Namespace) -> SizeLimits:

@@ -85,20 +85,33 @@ class Postprocess:
     """Which post-processing steps run on the noisy counts (they cost no privacy).
 
     `consistent` is on unless the plan switches it off (issue 24): tables that share a margin
-    agree and add up, the same in the CLI and the dashboard."""
+    agree and add up, the same in the CLI and the dashboard. `synthetic` (issue 27) adds
+    microdata whose tabulations are the published tables; it implies consistent,
+    non-negative, whole counts (`effective`)."""
 
     clamp: tuple[float | None, float | None] = (None, None)
     nonnegative: bool = True
     integer: bool = True
     consistent: bool = True
+    synthetic: bool = False
+
+    @property
+    def effective(self) -> Postprocess:
+        """The steps that run: with `synthetic`, the tables are tabulations of records, so
+        they are consistent, non-negative and whole whatever the other switches say."""
+        if not self.synthetic:
+            return self
+        return dataclasses.replace(self, nonnegative=True, integer=True, consistent=True)
 
     def to_dict(self) -> dict[str, Any]:
-        """The plan's `postprocess:` section (also in a release's metadata)."""
+        """The plan's `postprocess:` section (also in a release's metadata); `synthetic` only
+        when on, so that plans without it read and write as before."""
         return {
             "clamp": list(self.clamp),
             "nonnegative": self.nonnegative,
             "integer": self.integer,
             "consistent": self.consistent,
+            **({"synthetic": True} if self.synthetic else {}),
         }
 
     def __post_init__(self) -> None:

@@ -133,7 +133,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
                 clamp=parse_clamp(post_raw.get("clamp")),
                 **{
                     key: flag(post_raw, key)
-                    for key in ("nonnegative", "integer", "consistent")
+                    for key in ("nonnegative", "integer", "consistent", "synthetic")
                     if key in post_raw
                 },
             )

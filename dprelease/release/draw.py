@@ -16,8 +16,10 @@ import numpy as np
 
 from dprelease.accounting.allocation import Allocation, TableBudget, allocate
 from dprelease.data.count import TrueCounts
-from dprelease.errors import DataError, InternalError
+from dprelease.errors import DataError, InternalError, ReleaseError
+from dprelease.limits import MAX_SYNTHETIC_ROWS
 from dprelease.plan.model import Plan
+from dprelease.plan.subtables import determines
 from dprelease.plan.table_spec import TableSpec
 from dprelease.postprocess.accuracy import (
     DEFAULT_SIMULATIONS,
@@ -38,6 +40,8 @@ from dprelease.release.statistics import (
 )
 from dprelease.stats.registry import DiscoveredDomain
 from dprelease.stats.source import StatSource
+from dprelease.synthetic.junction import check_model
+from dprelease.synthetic.microdata import Microdata, model_tabulations, synthesize
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ class Release:
     discovered: Mapping[str, DiscoveredDomain] = field(default_factory=dict)
     empty_tables: tuple[EmptyTable, ...] = ()  # over a discovered domain that found nothing
     invariants: tuple[InvariantTable, ...] = ()  # exact by the plan's choice (issue 27)
+    microdata: Microdata | None = None  # issue 27: the tables are its tabulations
 
     def table(self, name: str) -> NoisyTable:
         return next(t for t in self.tables if t.name == name)
@@ -120,6 +125,7 @@ class Preview:
     # CONFIDENTIAL: each statistic's error per cell, read from the data (preview_errors)
     statistic_errors: Mapping[str, list[dict[str, float]]] = field(default_factory=dict)
     invariants: tuple[InvariantTable, ...] = ()  # exact by the plan's choice (issue 27)
+    microdata: Microdata | None = None  # issue 27 (from the preview's noisy tables)
 
 
 def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
@@ -129,6 +135,25 @@ def _check_counts(plan: Plan, true_counts: TrueCounts) -> None:
             raise InternalError(f"true counts of table '{spec.name}' do not match the plan")
 
 
+def _check_synthetic(plan: Plan, true_counts: TrueCounts) -> None:
+    """Before any noise: the model fits in memory (from the plan) and the records will (from
+    the rows read, as the data's own row limit is checked)."""
+    if not plan.postprocess.synthetic:
+        return
+    check_model(plan)
+    for invariant in plan.invariants:  # the records tabulate to the noisy tables' sub-tables
+        if not any(determines(plan.schema, t.by, invariant.by) for t in plan.tables):
+            raise ReleaseError(
+                f"postprocess.synthetic cannot hold the invariant table {invariant.name!r}: no "
+                "noisy table has its columns; add one that does, or switch synthetic off."
+            )
+    if true_counts.rows_read is not None and true_counts.rows_read > MAX_SYNTHETIC_ROWS:
+        raise ReleaseError(
+            f"postprocess.synthetic makes at most {MAX_SYNTHETIC_ROWS:,} rows of microdata and "
+            "the data have more; switch synthetic off for this data."
+        )
+
+
 @dataclass(frozen=True)
 class _Drawn:
     tables: tuple[NoisyTable, ...]
@@ -136,6 +161,7 @@ class _Drawn:
     applied: tuple[str, ...]
     skipped: tuple[str, ...]
     invariants: tuple[InvariantTable, ...] = ()
+    microdata: Microdata | None = None
 
 
 def _noisy_tables(
@@ -149,6 +175,7 @@ def _noisy_tables(
         return _Drawn((), (), (), ())
     _check_counts(plan, true_counts)
     # invariant tables (issue 27): exact counts, no noise, held fixed by post-processing
+    _check_synthetic(plan, true_counts)
     exact = {s.name: true_counts.counts[s.name] for s in plan.invariants}
     check_invariants(plan, exact)  # before any noise is drawn
     try:
@@ -192,27 +219,31 @@ def _drawn(
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
     exact: dict[str, np.ndarray],
 ) -> _Drawn:
+    settings = plan.postprocess.effective
     if allocation.derived:
         measurement_set = MeasurementSet(plan, allocation, invariant_counts=exact)
         truths = measurement_set.true_measurements(true_counts.counts)
         noisy = {m.name: add_noise(truths[m.name], m) for m in allocation.measurements}
         raw = measurement_set.estimate(noisy)
-        result = derived_postprocess(plan, allocation, raw, invariant_counts=exact)
+        result = derived_postprocess(plan, allocation, raw, settings, invariant_counts=exact)
     else:
         noisy = {t.name: add_noise(true_counts.counts[t.name], t) for t in allocation.tables}
         raw = noisy
-        result = postprocess(plan, allocation, noisy, invariant_counts=exact)
+        result = postprocess(plan, allocation, noisy, settings, invariant_counts=exact)
+    released, applied, microdata = result.released_counts, result.steps_applied, None
+    if plan.postprocess.synthetic:  # from the post-processed measurements only, never the data
+        microdata = synthesize(plan, released)
+        released = {s.name: microdata.tabulate(plan.schema, s.by) for s in plan.tables}
+        applied = (*applied, "synthetic")
     tables = tuple(
-        NoisyTable(
-            budget=t, noisy_counts=raw[t.name], released_counts=result.released_counts[t.name]
-        )
+        NoisyTable(budget=t, noisy_counts=raw[t.name], released_counts=released[t.name])
         for t in allocation.tables
     )
     measurements = tuple(NoisyMeasurement(m, noisy[m.name]) for m in allocation.measurements)
     invariants = tuple(
         InvariantTable(spec, np.rint(exact[spec.name]).astype(np.int64)) for spec in plan.invariants
     )
-    return _Drawn(tables, measurements, result.steps_applied, result.steps_skipped, invariants)
+    return _Drawn(tables, measurements, applied, result.steps_skipped, invariants, microdata)
 
 
 def _accuracy(
@@ -221,7 +252,20 @@ def _accuracy(
     if simulations <= 0 or not drawn.tables:
         return {}
     noisy = {m.name: m.noisy_counts for m in drawn.measurements}
-    return accuracy_after_postprocessing(plan, allocation, noisy, simulations=simulations)
+    settings = plan.postprocess.effective
+    if not plan.postprocess.synthetic:
+        return accuracy_after_postprocessing(
+            plan, allocation, noisy, settings, simulations=simulations
+        )
+    tree = check_model(plan)
+    generator = np.random.default_rng()
+
+    def tabulate(released: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return model_tabulations(plan, released, generator, tree)
+
+    return accuracy_after_postprocessing(
+        plan, allocation, noisy, settings, simulations=simulations, then=tabulate
+    )
 
 
 def draw_release(
@@ -240,6 +284,8 @@ def draw_release(
     function that counts the plan once its domains are discovered.
     """
     allocation = allocation or allocate(plan)
+    if plan.postprocess.synthetic:  # the model's bound, before any noise (discoveries too)
+        check_model(plan)
     plan, allocation, domains, empty = complete_plan(plan, allocation, statistics_source, None)
     true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
@@ -264,6 +310,7 @@ def draw_release(
         discovered=domains,
         empty_tables=empty,
         invariants=drawn.invariants,
+        microdata=drawn.microdata,
     )
 
 
@@ -282,6 +329,8 @@ def draw_preview(
     """
     allocation = allocation or allocate(plan)
     generator = rng or np.random.default_rng()
+    if plan.postprocess.synthetic:
+        check_model(plan)
     plan, allocation, domains, _ = complete_plan(plan, allocation, statistics_source, generator)
     true_counts = true_counts(plan) if callable(true_counts) else true_counts
 
@@ -306,4 +355,5 @@ def draw_preview(
         discovered=domains,
         statistic_errors=errors,
         invariants=drawn.invariants,
+        microdata=drawn.microdata,
     )

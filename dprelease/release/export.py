@@ -32,6 +32,7 @@ from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.constraints_files import cell_moes, constraints_metadata
 from dprelease.release.csv_cells import csv_bytes, csv_safe
 from dprelease.release.draw import NoisyTable, Release
+from dprelease.release.microdata_file import FILE, microdata_csv, microdata_metadata
 from dprelease.release.report import report_html
 from dprelease.release.report_domains import with_labels
 from dprelease.release.statistics_files import statistic_csv, statistics_metadata
@@ -145,6 +146,11 @@ def release_metadata(release: Release, ledger: dict[str, Any] | None = None) -> 
         for column in plan.schema.columns
         if column.name in plan.grouping_columns
     }
+    if release.microdata is not None:  # issue 27: the tables are the records' tabulations
+        meta["synthetic"] = microdata_metadata(release.microdata)
+        for entry in meta["tables"]:
+            if entry["name"] in counts:
+                entry["estimate"] = "model"
     statistics_metadata(meta, plan, release.discovered)  # issue 16
     constraints_metadata(meta, release)  # issue 27: invariants, structural zeros
     if release.empty_tables:
@@ -193,6 +199,8 @@ def release_files(release: Release, ledger: dict[str, Any] | None = None) -> dic
         files[f"tables/{released.name}.csv"] = statistic_csv(
             release.plan, released, csv_safe, _number
         )
+    if release.microdata is not None:
+        files[FILE] = microdata_csv(plan, release.microdata)
     files["report.html"] = report_html(release).encode("utf-8")
     return files
 

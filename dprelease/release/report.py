@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from dprelease.budget_text import budget_text, optional_budget_text
 from dprelease.release.constraints_files import constraints_html
+from dprelease.release.microdata_file import microdata_report
 from dprelease.release.report_domains import domains_html
 from dprelease.risk.epsilon_meaning import epsilon_risk_html
 
@@ -188,6 +189,7 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
 {skipped}
 {_accuracy_section(release)}
+{microdata_report(release.microdata)}
 {_statistics_section(release, confidence)}
 {domains_html(release.plan)}
 </body></html>

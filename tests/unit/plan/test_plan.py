@@ -226,7 +226,7 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
         "invariant",
         "stat",
     )
-    assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent")
+    assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent", "synthetic")
     assert UNIT_KEYS == ("kind", "column", "max_rows")
     assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("auto", 0.95)
     assert default_of(Budget, "strategy") == "auto"

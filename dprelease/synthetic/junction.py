@@ -1,0 +1,183 @@
+"""The synthetic model's shape, from the plan alone: cliques and their junction tree (no data).
+
+The model is a graphical model over the plan's columns whose cliques hold the published
+tables. A table over `by` involves its columns and their ancestors (county implies state), its
+*closure*; two columns interact when some table's closure holds both. When the closures form
+an acyclic hypergraph (the bundled sample; every workload of nested or star-shaped tables),
+the maximal closures are already the cliques of a junction tree, and the published tables,
+being consistent on every sub-table they share, are exactly that model's clique marginals:
+the microdata can match every cell. When the tables form a cycle (age × sex, sex × race,
+race × age), the interaction graph is triangulated (greedy min-fill) and its maximal cliques,
+larger than any table, are fitted by iterative proportional fitting (`fit`); some cells may
+then be missed by a little, and the release says which.
+
+Everything here follows from the plan (public), so the model's size is bounded before any
+noise is drawn (`check_model`, `limits.MAX_SYNTHETIC_CELLS`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from dprelease.errors import PlanError, quote
+from dprelease.limits import MAX_SYNTHETIC_CELLS
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import Schema
+from dprelease.plan.subtables import Key, closure, is_partial, reduce_key
+
+
+@dataclass(frozen=True)
+class Node:
+    """One clique of the junction tree: its key (finest columns) and the separator with its
+    parent (the sub-table it shares with the cliques placed before it; () for a root)."""
+
+    key: Key
+    columns: frozenset[str]  # the key's closure
+    separator: Key
+    cells: int
+    parent: int | None  # index of the parent node in `JunctionTree.nodes`; None for a root
+
+
+@dataclass(frozen=True)
+class JunctionTree:
+    """Cliques in placement order (every node's parent comes before it)."""
+
+    nodes: tuple[Node, ...]
+    exact: bool  # True when every clique is a published table's closure (acyclic workload)
+
+    @property
+    def cells(self) -> int:
+        return sum(node.cells for node in self.nodes)
+
+
+def microdata_columns(plan: Plan) -> tuple[str, ...]:
+    """The microdata's columns: every column a count table uses, and its ancestors, in plan
+    order. Columns no table uses are left out: nothing was measured about them."""
+    used = closure(plan.schema, frozenset(n for spec in plan.tables for n in spec.by))
+    return tuple(name for name in plan.schema.names if name in used)
+
+
+def _maximal(sets: list[frozenset[str]]) -> list[frozenset[str]]:
+    unique = sorted(set(sets), key=lambda s: (-len(s), sorted(s)))
+    kept: list[frozenset[str]] = []
+    for candidate in unique:
+        if not any(candidate <= other for other in kept):
+            kept.append(candidate)
+    return kept
+
+
+def _triangulated_cliques(
+    columns: tuple[str, ...], edges: list[frozenset[str]]
+) -> list[frozenset[str]]:
+    """Maximal cliques of the interaction graph made chordal by greedy min-fill elimination.
+    On an already chordal graph (an acyclic workload) min-fill adds no edge."""
+    neighbours: dict[str, set[str]] = {c: set() for c in columns}
+    for group in edges:
+        for a, b in itertools.combinations(group, 2):
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+    left = set(columns)
+    cliques: list[frozenset[str]] = []
+    while left:
+
+        def fill(v: str) -> int:
+            near = neighbours[v] & left
+            return sum(1 for a, b in itertools.combinations(near, 2) if b not in neighbours[a])
+
+        vertex = min(sorted(left), key=lambda v: (fill(v), len(neighbours[v] & left)))
+        near = neighbours[vertex] & left
+        for a, b in itertools.combinations(near, 2):
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+        cliques.append(frozenset(near | {vertex}))
+        left.remove(vertex)
+    return _maximal(cliques)
+
+
+def _tree_order(schema: Schema, cliques: list[frozenset[str]]) -> tuple[Node, ...]:
+    """A maximum spanning tree on |shared columns| (Kruskal), placed from the largest clique."""
+    count = len(cliques)
+    parent_of = list(range(count))
+
+    def find(i: int) -> int:
+        while parent_of[i] != i:
+            parent_of[i] = parent_of[parent_of[i]]
+            i = parent_of[i]
+        return i
+
+    pairs = sorted(
+        itertools.combinations(range(count), 2),
+        key=lambda p: (-len(cliques[p[0]] & cliques[p[1]]), p),
+    )
+    adjacent: dict[int, list[int]] = {i: [] for i in range(count)}
+    for a, b in pairs:
+        root_a, root_b = find(a), find(b)
+        if root_a != root_b and cliques[a] & cliques[b]:
+            parent_of[root_a] = root_b
+            adjacent[a].append(b)
+            adjacent[b].append(a)
+    sizes = [_cells(schema, reduce_key(schema, c)) for c in cliques]
+    placed: list[Node] = []
+    position: dict[int, int] = {}  # clique index → its place in `placed`
+    seen: set[int] = set()
+    for start in sorted(range(count), key=lambda i: (-sizes[i], i)):  # one tree per component
+        if start in seen:
+            continue
+        seen.add(start)
+        queue: list[tuple[int, int | None]] = [(start, None)]
+        while queue:
+            index, parent = queue.pop(0)
+            shared = frozenset() if parent is None else cliques[index] & cliques[parent]
+            key = reduce_key(schema, cliques[index])
+            at = None if parent is None else position[parent]
+            position[index] = len(placed)
+            placed.append(Node(key, cliques[index], reduce_key(schema, shared), sizes[index], at))
+            for other in sorted(adjacent[index]):
+                if other not in seen:
+                    seen.add(other)
+                    queue.append((other, index))
+    return tuple(placed)
+
+
+def _cells(schema: Schema, key: Key) -> int:
+    return math.prod(schema[name].size for name in key)
+
+
+def junction_tree(plan: Plan) -> JunctionTree:
+    """The junction tree of the plan's count tables (see the module's docstring)."""
+    schema = plan.schema
+    closures = [closure(schema, spec.by) for spec in plan.tables]
+    columns = microdata_columns(plan)
+    cliques = _triangulated_cliques(columns, [c for c in closures if len(c) > 1])
+    tables = set(_maximal([c for c in closures if c]))
+    cliques = [c for c in cliques if c] or [frozenset()]
+    exact = all(c in tables for c in cliques if c) and all(
+        any(t <= c for c in cliques) for t in tables
+    )
+    return JunctionTree(_tree_order(schema, cliques), exact)
+
+
+def check_model(plan: Plan) -> JunctionTree:
+    """The model of a plan with `postprocess.synthetic`, or a one-line error: no count table to
+    fit, a discovered column that leaves rows out, or a model above the memory bound."""
+    if not plan.tables:
+        raise PlanError(
+            "postprocess.synthetic needs measurements to fit: the plan has no count table "
+            "(statistics alone cannot make microdata); add a table or switch synthetic off."
+        )
+    partial = [n for n in microdata_columns(plan) if is_partial(plan.schema, n)]
+    if partial:
+        raise PlanError(
+            f"postprocess.synthetic cannot use column {quote(partial[0])}: its discovered domain "
+            "leaves rows out; give it an `other:` value or switch synthetic off."
+        )
+    tree = junction_tree(plan)
+    if tree.cells > MAX_SYNTHETIC_CELLS:
+        raise PlanError(
+            f"postprocess.synthetic: the model over these tables has {tree.cells:,} cells "
+            f"(its tables form a cycle that joins them into larger cliques), above the limit "
+            f"of {MAX_SYNTHETIC_CELLS:,}; drop a table of the cycle or switch synthetic off."
+        )
+    return tree

@@ -1,0 +1,135 @@
+"""Synthetic microdata from the released tables: the model (`junction`), its integer clique
+tables (`fit`), the records (`records`), and how far each published table is from them.
+
+`synthesize` reads the plan (public) and the post-processed tables, which are computed from
+the noisy measurements alone: never the data. The published tables are then the tabulations
+of these records (`Microdata.tabulate`), so that they are whole, non-negative and consistent
+across every table and every level of the hierarchy by construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from dprelease.plan.model import Plan
+from dprelease.plan.schema import NumericColumn, Schema
+from dprelease.plan.subtables import Key, cell_map, closure
+from dprelease.synthetic.fit import fit_cliques
+from dprelease.synthetic.junction import JunctionTree, check_model, microdata_columns
+from dprelease.synthetic.records import build_records, cell_index
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A published table whose tabulation differs from its consistent estimate: in how many
+    cells, by how much at most, and by how much in all (absolute differences)."""
+
+    table: str
+    cells: int
+    largest: int
+    total: int
+
+    def to_dict(self) -> dict[str, int | str]:
+        return {"table": self.table, "cells": self.cells, "largest": self.largest,
+                "total": self.total}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Microdata:
+    """One row per synthetic person: codes of `columns` (int32, rows × columns)."""
+
+    columns: tuple[str, ...]
+    codes: np.ndarray
+    cliques: tuple[Key, ...]
+    exact: bool  # the model's cliques are published tables: every cell can be matched
+    mismatches: tuple[Mismatch, ...] = ()
+
+    @property
+    def rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    def tabulate(self, schema: Schema, by: tuple[str, ...]) -> np.ndarray:
+        """The counts of a table over `by` (domain order, C order), from the records."""
+        columns = {name: self.codes[:, i] for i, name in enumerate(self.columns)}
+        index = cell_index(schema, columns, by, self.rows)
+        cells = int(np.prod([schema[name].size for name in by], dtype=np.int64))
+        counts: np.ndarray = np.bincount(index, minlength=cells).astype(np.int64)
+        return counts
+
+
+def value_texts(schema: Schema, name: str) -> tuple[str, ...]:
+    """What the microdata hold for each code: a categorical column's code, a binned column's
+    label (the plan's `labels:`), or its bin `[a, b)` when unlabelled."""
+    column = schema[name]
+    if isinstance(column, NumericColumn) and column.bin_labels is not None:
+        return column.bin_labels
+    return column.labels
+
+
+def _mismatches(
+    plan: Plan, microdata: Microdata, released: Mapping[str, np.ndarray]
+) -> tuple[Mismatch, ...]:
+    found = []
+    for spec in plan.tables:
+        difference = np.abs(microdata.tabulate(plan.schema, spec.by) - released[spec.name])
+        if difference.any():
+            found.append(
+                Mismatch(
+                    spec.name,
+                    int(np.count_nonzero(difference)),
+                    int(difference.max()),
+                    round(float(difference.sum())),
+                )
+            )
+    return tuple(found)
+
+
+def synthesize(
+    plan: Plan,
+    released_counts: Mapping[str, np.ndarray],
+    rng: np.random.Generator | None = None,
+) -> Microdata:
+    """Records whose tabulations match the released tables (exactly when the tables form no
+    cycle; otherwise as closely as the model's rounding allows, reported in `mismatches`).
+
+    `released_counts`: every count table of the plan after consistent, non-negative, integer
+    post-processing (a function of the noisy measurements only)."""
+    generator = rng or np.random.default_rng()
+    tree = check_model(plan)
+    tables = fit_cliques(plan, tree, released_counts, generator)
+    names = microdata_columns(plan)
+    codes = build_records(plan.schema, tree, tables, names, generator)
+    microdata = Microdata(names, codes, tuple(n.key for n in tree.nodes), tree.exact)
+    return Microdata(
+        names, codes, microdata.cliques, tree.exact, _mismatches(plan, microdata, released_counts)
+    )
+
+
+def model_tabulations(
+    plan: Plan,
+    released_counts: Mapping[str, np.ndarray],
+    rng: np.random.Generator,
+    tree: JunctionTree | None = None,
+) -> dict[str, np.ndarray]:
+    """What `synthesize`'s records would tabulate to, without making the records (the
+    simulated accuracy runs it many times): each table summed from a clique that holds it."""
+    tree = tree or check_model(plan)
+    if tree.exact:
+        return {name: np.asarray(values) for name, values in released_counts.items()}
+    tables = fit_cliques(plan, tree, released_counts, rng)
+    result = {}
+    for spec in plan.tables:
+        inside = closure(plan.schema, spec.by)
+        at = next(i for i, node in enumerate(tree.nodes) if inside <= node.columns)
+        node = tree.nodes[at]
+        mapping = cell_map(plan.schema, node.key, spec.by)
+        result[spec.name] = np.bincount(
+            mapping, weights=tables[at], minlength=spec.cells(plan.schema)
+        ).astype(np.int64)
+    return result
+
+
+__all__ = ["Microdata", "Mismatch", "model_tabulations", "synthesize", "value_texts"]
