@@ -53,11 +53,15 @@ inward: each line imports only from lines above it or from its own subpackage.
                     the least common noise factor; approx_noise applies it to strategies
     cost            what a PLD certificate lays out, from the σ's alone (zCDP beyond the limit)
     tradeoffs       MoE against ε, the same noise under every accountant, scenarios
+    epsilon_meaning ε as risk: posterior odds, membership-test bounds, one sentence (the report
+                    and the dashboard show it beside ε; no data)
 - data/           CONFIDENTIAL microdata
     read            read_data: a CSV, Parquet or Excel file into a column table, size limits
     columns         which columns to read; values as numpy without pandas
     csv_file        CSV: encoding, delimiter and header sniffed, read by pyarrow in blocks
     excel           .xlsx: decoded size from the sheet's XML first, then one streaming pass
+    domains         DISCLOSIVE: a column's domain read from the data (the user's explicit choice)
+    size_limits     SizeLimits: the decoded bytes and rows a read may reach (every reader)
     count           map values onto domains, count() -> TrueCounts
     report          DataReport: what encoding did to the rows, and the rows each statistic
                     cannot use (StatisticReport) (for the data holder only)
@@ -104,7 +108,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     exact_sampler   exact, secure, vectorised inverse-CDF tables (OS CSPRNG, certain floors)
     exact_noise     the discrete Laplace and discrete Gaussian table samplers and tails
     draw            draw_release (secure) and draw_preview
-    report, export  the release as metadata.json, CSV tables and an HTML report
+    report, export  the release as CSV tables and an HTML report; metadata (metadata.json, each
+                    table's released error: read by both)
     constraints_files  what a release says of its invariant tables and structural zeros
     report_domains  the report's public definitions: each column's codes, labels, bins
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
@@ -121,7 +126,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
-                  one area's integer program); ε as risk
+                  one area's integer program)
 - ldp/            local differential privacy: protocols, planner, simulation; heavy hitters
                   and itemsets of domains too large to list (prefix search, padding)
 - graph/          CONFIDENTIAL graphs from an edge list: edges (read, an undirected simple

@@ -10,12 +10,12 @@ import pyarrow as pa
 import streamlit as st
 
 from dprelease.data.columns import float_values
+from dprelease.data.domains import domain_from_data
 from dprelease.data.report import ColumnReport
 from dprelease.errors import DPReleaseError, quote
 from dprelease.plan.edit import (
     bins_from_data,
     check_column,
-    domain_from_data,
     ignore_column,
     kept_labels,
     labels_text,

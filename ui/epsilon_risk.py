@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.risk.epsilon_meaning import explain_epsilon, tpr_bound
+from dprelease.accounting.epsilon_meaning import explain_epsilon, tpr_bound
 
 
 def epsilon_risk(epsilon: float | None, delta: float | None) -> None:

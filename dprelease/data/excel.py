@@ -19,7 +19,7 @@ from dprelease.errors import DataError
 from dprelease.limits import DECODED_BYTES_PER_VALUE
 
 if TYPE_CHECKING:
-    from dprelease.data.read import SizeLimits
+    from dprelease.data.size_limits import SizeLimits
 
 
 MAX_EXCEL_BYTES = 200_000_000  # uncompressed; refuses zip bombs before openpyxl sees them

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import pyarrow as pa
 
 from dprelease.data.columns import as_text, float_column, float_values, select_columns
 from dprelease.data.csv_file import HEAD_BYTES, MAX_HEADER_BYTES, read_csv
 from dprelease.data.excel import read_excel
+from dprelease.data.size_limits import SizeLimits as SizeLimits  # re-exported: the readers' callers
 from dprelease.errors import DataError
-from dprelease.limits import DECODED_BYTES_PER_VALUE, MAX_DATA_MB, MAX_ROWS
+from dprelease.limits import MAX_DATA_MB, MAX_ROWS
 
 Format = Literal["csv", "parquet", "excel"]
 FORMATS: dict[str, Format] = {
@@ -70,36 +70,6 @@ def read_data(
         raise DataError(f"{where} has column names but no rows of data; give at least one row.")
     limits.check(where, rows=table.num_rows)  # CSV: bytes on disk are the decoded size
     return table
-
-
-@dataclass(frozen=True)
-class SizeLimits:
-    """The decoded size a read may reach: bytes and rows (None: no limit).
-
-    Checked against what a file's metadata announce before it is decoded (a Parquet file of
-    300 M constant rows is 1.9 MB on disk), and against the rows seen while streaming.
-    """
-
-    max_bytes: int | None = MAX_DATA_MB * 1_000_000
-    max_rows: int | None = MAX_ROWS
-
-    def check(self, where: str, *, rows: int = 0, decoded_bytes: int = 0) -> None:
-        if self.max_rows is not None and rows > self.max_rows:
-            raise DataError(
-                f"{where} has more than {self.max_rows:,} rows ({rows:,} announced or read so "
-                "far), the row limit; raise it with --max-rows if the data are really that large."
-            )
-        if self.max_bytes is not None and decoded_bytes > self.max_bytes:
-            raise DataError(
-                f"{where} decodes to at least {decoded_bytes / 1e6:,.0f} MB, more than the "
-                f"limit of {self.max_bytes / 1e6:,.0f} MB (a small file can unpack to much "
-                "more); raise the limit with --max-data-mb if the data are really that large."
-            )
-
-    def check_parquet(self, where: str, metadata: Any, columns: int) -> None:
-        """Rows from the row groups, decoded bytes at least rows × columns × 8."""
-        rows = int(metadata.num_rows)
-        self.check(where, rows=rows, decoded_bytes=rows * columns * DECODED_BYTES_PER_VALUE)
 
 
 # --- shared: column selection and conversion to numpy without pandas -------------------------

@@ -35,7 +35,6 @@ from dprelease.postprocess.pipeline import (
     problem_of,
     round_to_integers,
 )
-from dprelease.release.noise import preview_noise
 
 DEFAULT_SIMULATIONS = 20
 TIME_LIMIT = 10.0  # seconds; at least MIN_SIMULATIONS run whatever the time
@@ -166,8 +165,7 @@ def accuracy_after_postprocessing(
         if runs >= MIN_SIMULATIONS and time.perf_counter() - start > time_limit:
             break
         simulated = {
-            m.name: truth_measured[m.name]
-            + preview_noise(m.noise, truth_measured[m.name].size, generator)
+            m.name: truth_measured[m.name] + m.noise.preview(truth_measured[m.name].size, generator)
             for m in measured
         }
         if derived is not None:

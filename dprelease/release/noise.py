@@ -77,4 +77,4 @@ def secure_noisy_counts(
 
 def preview_noise(noise: Noise, size: int, rng: np.random.Generator) -> np.ndarray:
     """Fast pseudo-random noise for a PREVIEW only: never used for a release."""
-    return noise.kind.preview(rng, noise.scale, size)
+    return noise.preview(size, rng)

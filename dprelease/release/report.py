@@ -9,11 +9,12 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from dprelease.accounting.epsilon_meaning import epsilon_risk_html
 from dprelease.budget_text import budget_text, optional_budget_text
 from dprelease.release.constraints_files import constraints_html
+from dprelease.release.metadata import release_metadata, released_error
 from dprelease.release.microdata_file import microdata_report
 from dprelease.release.report_domains import domains_html
-from dprelease.risk.epsilon_meaning import epsilon_risk_html
 
 if TYPE_CHECKING:
     from dprelease.release.draw import Release
@@ -66,8 +67,6 @@ def _budget_rows(release: Release, measured: bool = False) -> str:
 
 
 def _released_moe(release: Release, name: str) -> float:
-    from dprelease.release.export import released_error
-
     return float(released_error(release, release.table(name))["moe"])
 
 
@@ -115,7 +114,6 @@ def _statistics_section(release: Release, confidence: str) -> str:
     """Statistics and discovered domains (issue 16), from the release's own metadata."""
     if not release.statistics and not release.discovered:
         return ""
-    from dprelease.release.export import release_metadata
     from dprelease.release.statistics_files import statistics_report
 
     return statistics_report(release_metadata(release), confidence)

@@ -11,6 +11,5 @@
 - area_chain       records that meet exact tables, built table by table (when the MILP is out
                    of time)
 - reconstruct      the reconstruction attack (HiGHS MILP), exact tables beside DP ones
-- epsilon_meaning  ε as risk: posterior odds, membership-test bounds, one sentence (no data)
 - command          the `risk` and `reconstruct` commands
 """

@@ -20,16 +20,10 @@ from helpers.imports import PACKAGE, imports, modules
 
 AGAINST_THE_ORDER: dict[tuple[str, str], int] = {
     ("accounting", "stats"): 2,  # allocate hands a plan with statistics to stats.allocation
-    ("plan", "data"): 1,
-    ("postprocess", "release"): 1,
-    ("release", "risk"): 1,
 }
 """(importing layer, imported layer): how many imports run against the stated order today."""
 
-CIRCLES: set[frozenset[str]] = {
-    frozenset({"data.excel", "data.read"}),
-    frozenset({"release.export", "release.report"}),
-}
+CIRCLES: set[frozenset[str]] = set()
 """Modules that import each other in a loop today (names below `dprelease.`)."""
 
 

@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from dprelease.accounting.mechanisms.base import Mechanism
 from dprelease.accounting.mechanisms.discrete_gaussian import DISCRETE_GAUSSIAN
 from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE
@@ -63,3 +65,8 @@ class Noise:
     def moe_table(self, alpha: float, cells: int) -> float:
         """Half-width that holds for all cells of a table at once (union bound: α / cells)."""
         return self.moe(alpha / max(cells, 1))  # 0 cells: a domain not yet discovered
+
+    def preview(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Fast pseudo-random noise for a PREVIEW or a simulation only: never a release (the
+        release's secure draw is `dprelease.release.noise`)."""
+        return self.kind.preview(rng, self.scale, size)

@@ -5,7 +5,8 @@ or a plan file; leading zeros are kept, also when a YAML plan writes them unquot
 import pyarrow as pa
 import yaml
 
-from dprelease.plan.edit import domain_from_data, parse_domain_text, read_codebook
+from dprelease.data.domains import domain_from_data
+from dprelease.plan.edit import parse_domain_text, read_codebook
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan, plan_to_dict
 
 

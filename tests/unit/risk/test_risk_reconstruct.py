@@ -9,19 +9,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dprelease.data.count import load_data
-from dprelease.data.read import read_data
-from dprelease.errors import DataError, PlanError
-from dprelease.plan.parse import load_plan
-from dprelease.risk.area_tables import workload
-from dprelease.risk.classes import risk_input
-from dprelease.risk.epsilon_meaning import (
+from dprelease.accounting.epsilon_meaning import (
     epsilon_risk_html,
     explain_epsilon,
     max_advantage,
     posterior_bound,
     tpr_bound,
 )
+from dprelease.data.count import load_data
+from dprelease.data.read import read_data
+from dprelease.errors import DataError, PlanError
+from dprelease.plan.parse import load_plan
+from dprelease.risk.area_tables import workload
+from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.reconstruct import reconstruction_attack
 from helpers import ROOT

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from dprelease.data.count import count, load_data
-from dprelease.errors import PlanError
+from dprelease.errors import DPReleaseError, PlanError
 from dprelease.plan.parse import parse_plan
 from dprelease.plan.yaml_text import plan_yaml
 from dprelease.release.draw import draw_release
@@ -200,3 +200,41 @@ def test_cli_release_with_synthetic(sample_csv: Path, tmp_path: Path) -> None:
     planned = run("plan", str(big))  # refused from the plan alone, before any data
     assert planned.returncode == 2 and planned.stderr.count("error:") == 1
     assert "above the limit" in planned.stderr
+
+
+def test_synthetic_microdata_hold_the_invariant_tables_exactly(sample_csv: Path) -> None:
+    """The seam of two issue-27 features: with invariant tables (exact counts, no noise) and
+    synthetic on, the records tabulate to the invariants' exact counts too, since the noisy
+    tables are made consistent with them first."""
+    raw = synthetic_plan(sample_csv, small=True)
+    keep = {"total", "sex", "age_by_sex", "race"}
+    raw["tables"] = [t for t in raw["tables"] if t["name"] in keep]
+    for table in raw["tables"]:
+        if table["name"] in ("total", "sex"):
+            table["invariant"] = True
+            table.pop("weight", None)  # an invariant takes no budget share
+    files = released_files(raw)
+    meta = json.loads(files["metadata.json"])
+    people = read_csv(files["microdata.csv"])
+    exact = {e["name"]: e for e in meta["tables"] if e.get("invariant")}
+    assert set(exact) == {"total", "sex"}
+    plan = parse_plan(raw)
+    truth = count(load_data(plan.data_path, plan), plan)  # type: ignore[arg-type]
+    tally = Counter(person["sex"] for person in people)
+    sex_rows = read_csv(files[exact["sex"]["file"]])
+    assert [int(r["count"]) for r in sex_rows] == list(truth.counts["sex"].astype(int))
+    assert all(int(r["count"]) == tally.get(r["sex"], 0) for r in sex_rows)
+    assert len(people) == int(truth.counts["total"][0])
+
+
+def test_synthetic_refuses_an_invariant_no_noisy_table_determines(sample_csv: Path) -> None:
+    raw = synthetic_plan(sample_csv, small=True)
+    raw["tables"] = [t for t in raw["tables"] if t["name"] in {"total", "race", "age_by_sex"}]
+    raw["tables"].append({"name": "hispanic", "by": ["hispanic"], "invariant": True})
+    total = next(t for t in raw["tables"] if t["name"] == "total")
+    total["invariant"] = True  # the total: a sum of the invariant hispanic table
+    total.pop("weight", None)
+    plan = parse_plan(raw)
+    counts = count(load_data(plan.data_path, plan), plan)  # type: ignore[arg-type]
+    with pytest.raises(DPReleaseError, match="cannot hold the invariant table 'hispanic'"):
+        draw_release(plan, counts, simulations=0)

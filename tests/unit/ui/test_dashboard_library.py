@@ -19,13 +19,13 @@ from dprelease.accounting.tradeoffs import (
     typical_cell_advice,
 )
 from dprelease.data.coverage import domain_coverage
+from dprelease.data.domains import domain_from_data
 from dprelease.errors import PlanError
 from dprelease.plan.edit import (
     add_every_k_way,
     add_table,
     apply_table_edits,
     check_column,
-    domain_from_data,
     empty_plan,
     ignore_column,
     parse_codebook,
