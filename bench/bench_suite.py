@@ -60,7 +60,8 @@ def _tree_rss(root: int) -> int:
 
 
 def run_once(pytest_args: list[str]) -> tuple[float, int, str]:
-    """One run of the suite: (wall seconds, peak summed RSS in bytes, pytest's last line)."""
+    """One run of the suite: (wall seconds, peak summed RSS in bytes, pytest's summary: the
+    short test summary when something failed, else its last line)."""
     env = dict(os.environ, CI="1")
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -87,7 +88,9 @@ def run_once(pytest_args: list[str]) -> tuple[float, int, str]:
     sampler.join()
     wall = time.perf_counter() - started
     lines = [line for line in output.splitlines() if line.strip()]
-    return wall, peak, lines[-1] if lines else "(no output)"
+    failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
+    summary = "\n".join([*failed, lines[-1]]) if lines else "(no output)"
+    return wall, peak, summary
 
 
 def main() -> int:

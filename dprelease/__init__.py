@@ -17,6 +17,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     yaml_text       writes the YAML
     edit            edits to a draft plan mapping (the dashboard), domains from text/codebooks
     model_spec      a regression's and a PCA's `stat:` (issue 28.4; errors only: a leaf)
+    bounds          a statistic's public bounds: a finite number, [lo, hi] (parse_bounds)
     stat_spec       a statistic's spec (`stat:`: quantile, sum, mean; their methods) and a
                     discovery's; parse_stat, parse_discover, labels (errors only: a leaf)
     statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their

@@ -23,31 +23,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from dprelease.errors import PlanError, quote
+from dprelease.plan.bounds import parse_bounds, parse_number
 
 FAMILIES = ("linear", "logistic")
 MODEL_METHODS: dict[str, tuple[str, ...]] = {"regression": FAMILIES, "pca": ("noisy_covariance",)}
 """Each model's methods (`stat_spec.METHODS`): a regression's family, PCA's one."""
 MAX_MODEL_COLUMNS = 20  # noise grows with the number of moments, (p+1)(p+2)/2
-BOUND_LIMIT = 1e15
 DEFAULT_REGULARIZATION = 1.0
 Family = Literal["linear", "logistic"]
-
-
-def _number(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PlanError(f"{what} must be a number, got {quote(value)}.")
-    if not math.isfinite(value) or abs(value) > BOUND_LIMIT:
-        raise PlanError(f"{what} must be a finite number of at most 1e15 in size, got {value!r}.")
-    return float(value)
-
-
-def _bound(raw: object, what: str) -> tuple[float, float]:
-    if not isinstance(raw, list | tuple) or len(raw) != 2:
-        raise PlanError(f"{what} must be two numbers [lo, hi], got {quote(raw)}.")
-    lo, hi = _number(raw[0], f"{what}[0]"), _number(raw[1], f"{what}[1]")
-    if not lo < hi:
-        raise PlanError(f"{what} must have lo < hi, got [{lo:g}, {hi:g}].")
-    return lo, hi
 
 
 def _columns(raw: object, what: str) -> tuple[str, ...]:
@@ -81,7 +64,7 @@ def _bounds_of(
     out = []
     for name in columns:
         if name in raw:
-            out.append(_bound(raw[name], f"{what}.bounds.{name}"))
+            out.append(parse_bounds(raw[name], f"{what}.bounds.{name}"))
         elif name in defaults:
             out.append(defaults[name])
         else:
@@ -206,7 +189,7 @@ def parse_model(raw: Mapping[str, Any], what: str) -> ModelSpec:
         if family == "linear" and "regularization" in body:
             raise PlanError(f"{what}.regression.regularization applies to family logistic only.")
         return RegressionSpec(
-            y[0], x, family, bounds, _number(lam, f"{what}.regression.regularization")
+            y[0], x, family, bounds, parse_number(lam, f"{what}.regression.regularization")
         )
     unknown = sorted(set(raw) - {"pca", "k", "bounds"})
     if unknown:

@@ -30,6 +30,7 @@ from typing import Any
 
 from dprelease.errors import PlanError, quote
 from dprelease.limits import QUANTILE_MAX_CANDIDATES
+from dprelease.plan.bounds import BOUND_LIMIT, parse_bounds, parse_number
 from dprelease.plan.model_spec import (
     MODEL_METHODS,
     PcaSpec,
@@ -43,7 +44,6 @@ from dprelease.plan.model_spec import (
 QUANTILE_DENOMINATOR = 10_000  # q is a multiple of 1/10,000: OpenDP represents it exactly
 MAX_CANDIDATES = QUANTILE_MAX_CANDIDATES
 MAX_QUANTILES = 20
-BOUND_LIMIT = 1e15  # beyond this, fixed-point sums no longer fit 64-bit integers
 
 METHODS: dict[str, tuple[str, ...]] = {
     "quantile": ("exponential", "smooth_sensitivity"),
@@ -53,23 +53,6 @@ METHODS: dict[str, tuple[str, ...]] = {
 }
 """Each kind's methods, its default first (left out of a written plan); `dprelease.stats.
 registry` has one object per pair."""
-
-
-def _number(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise PlanError(f"{what} must be a number, got {quote(value)}.")
-    if not math.isfinite(value) or abs(value) > BOUND_LIMIT:
-        raise PlanError(f"{what} must be a finite number of at most 1e15 in size, got {value!r}.")
-    return float(value)
-
-
-def _bounds(raw: object, what: str) -> tuple[float, float]:
-    if not isinstance(raw, list | tuple) or len(raw) != 2:
-        raise PlanError(f"{what} must be two numbers [lo, hi], got {quote(raw)}.")
-    lo, hi = _number(raw[0], f"{what}[0]"), _number(raw[1], f"{what}[1]")
-    if not lo < hi:
-        raise PlanError(f"{what} must have lo < hi, got [{lo:g}, {hi:g}].")
-    return lo, hi
 
 
 def _column(raw: object, what: str) -> str:
@@ -282,12 +265,12 @@ def _allowed(raw: Mapping[str, Any], allowed: set[str], what: str) -> None:
 
 def _sum_spec(raw: Mapping[str, Any], key: str, what: str) -> SumSpec:
     column = _column(raw[key], f"{what}.{key}")
-    lo, hi = _bounds(raw.get("bounds"), f"{what}.bounds")
+    lo, hi = parse_bounds(raw.get("bounds"), f"{what}.bounds")
     resolution = raw.get("resolution")
     if resolution is None:
         unit = default_resolution(lo, hi)
     else:
-        unit = Fraction(_number(resolution, f"{what}.resolution"))
+        unit = Fraction(parse_number(resolution, f"{what}.resolution"))
     return SumSpec(column, lo, hi, unit)
 
 
@@ -311,11 +294,13 @@ def parse_stat(raw: object, table: str) -> StatSpec:
         if "resolution" in raw and "grid_step" in raw:
             raise PlanError(f"{what} has resolution and grid_step (its older name); keep one.")
         qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
-        fractions = tuple(quantile_fraction(_number(q, f"{what}.quantile")) for q in qs)
-        lo, hi = _bounds(raw.get("bounds"), f"{what}.bounds")
+        fractions = tuple(quantile_fraction(parse_number(q, f"{what}.quantile")) for q in qs)
+        lo, hi = parse_bounds(raw.get("bounds"), f"{what}.bounds")
         key = "grid_step" if "grid_step" in raw else "resolution"
         step = raw.get(key)
-        grid_step = default_grid_step(lo, hi) if step is None else _number(step, f"{what}.{key}")
+        grid_step = (
+            default_grid_step(lo, hi) if step is None else parse_number(step, f"{what}.{key}")
+        )
         return QuantileSpec(
             _column(raw.get("column"), f"{what}.column"), fractions, lo, hi, grid_step
         )
@@ -324,7 +309,9 @@ def parse_stat(raw: object, table: str) -> StatSpec:
         return _sum_spec(raw, "sum", what)
     _allowed(raw, {"mean", "bounds", "resolution", "sum_share", "method"}, what)
     share = raw.get("sum_share", 0.5)
-    return MeanSpec(_sum_spec(raw, "mean", what), Fraction(_number(share, f"{what}.sum_share")))
+    return MeanSpec(
+        _sum_spec(raw, "mean", what), Fraction(parse_number(share, f"{what}.sum_share"))
+    )
 
 
 def _robust_spec(raw: Mapping[str, Any], kind: str, what: str) -> RobustSpec:
@@ -332,7 +319,7 @@ def _robust_spec(raw: Mapping[str, Any], kind: str, what: str) -> RobustSpec:
     if kind == "quantile":
         _allowed(raw, {"quantile", "column", "method", "bounds", "resolution"}, what)
         qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
-        fractions = tuple(quantile_fraction(_number(q, f"{what}.quantile")) for q in qs)
+        fractions = tuple(quantile_fraction(parse_number(q, f"{what}.quantile")) for q in qs)
         column = _column(raw.get("column"), f"{what}.column")
     else:
         _allowed(raw, {"mean", "method", "bounds", "resolution", "groups"}, what)
@@ -343,9 +330,11 @@ def _robust_spec(raw: Mapping[str, Any], kind: str, what: str) -> RobustSpec:
             f"{what}: sample_and_aggregate needs bounds, a wide public range [lo, hi] of the "
             "candidate means (e.g. [0, 10000000]); values are not clamped to it."
         )
-    lo, hi = WIDE_RANGE if raw.get("bounds") is None else _bounds(raw["bounds"], f"{what}.bounds")
+    lo, hi = (
+        WIDE_RANGE if raw.get("bounds") is None else parse_bounds(raw["bounds"], f"{what}.bounds")
+    )
     step = raw.get("resolution")
-    resolution = None if step is None else _number(step, f"{what}.resolution")
+    resolution = None if step is None else parse_number(step, f"{what}.resolution")
     if kind == "mean":  # the grid of candidate means: checked as a quantile's
         grid = default_grid_step(lo, hi) if resolution is None else resolution
         QuantileSpec(column, fractions, lo, hi, grid)

@@ -24,7 +24,7 @@ import numpy as np
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import CategoricalColumn, Schema, format_number, is_number
-from dprelease.plan.subtables import determines
+from dprelease.plan.subtables import ancestors, determines
 
 if TYPE_CHECKING:
     from dprelease.plan.table_spec import TableSpec
@@ -116,15 +116,6 @@ def zero_problems(schema: Schema, zeros: Sequence[StructuralZero]) -> list[str]:
     return problems
 
 
-def _ancestors(schema: Schema, name: str) -> tuple[str, ...]:
-    chain: list[str] = []
-    column = schema[name]
-    while isinstance(column, CategoricalColumn) and column.parent is not None:
-        chain.append(column.parent)
-        column = schema[column.parent]
-    return tuple(chain)
-
-
 def _codes_through(schema: Schema, child: str, ancestor: str, wanted: frozenset[int]) -> set[int]:
     """The codes of `child` whose ancestor at the `ancestor` level is one of `wanted`."""
     column = schema[child]
@@ -167,7 +158,7 @@ def _allowed(schema: Schema, zero: StructuralZero, by: tuple[str, ...]) -> list[
         if name in by:
             axes[by.index(name)] &= set(wanted)
             continue
-        carrier = next((b for b in by if name in _ancestors(schema, b)), None)
+        carrier = next((b for b in by if name in ancestors(schema, b)), None)
         if carrier is None:
             return None
         axes[by.index(carrier)] &= _codes_through(schema, carrier, name, wanted)
