@@ -59,7 +59,7 @@ def _tree_rss(root: int) -> int:
     return total
 
 
-def run_once(pytest_args: list[str]) -> tuple[float, int, str]:
+def run_once(pytest_args: list[str], log: Path | None = None) -> tuple[float, int, str]:
     """One run of the suite: (wall seconds, peak summed RSS in bytes, pytest's summary: the
     short test summary when something failed, else its last line)."""
     env = dict(os.environ, CI="1")
@@ -87,6 +87,8 @@ def run_once(pytest_args: list[str]) -> tuple[float, int, str]:
     done.set()
     sampler.join()
     wall = time.perf_counter() - started
+    if log is not None:  # pytest's whole output (failures, --durations), for a closer look
+        log.write_text(output)
     lines = [line for line in output.splitlines() if line.strip()]
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
     summary = "\n".join([*failed, lines[-1]]) if lines else "(no output)"
@@ -96,11 +98,12 @@ def run_once(pytest_args: list[str]) -> tuple[float, int, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1, help="runs to take the median of")
+    parser.add_argument("--log", type=Path, help="write pytest's whole output of the last run here")
     parser.add_argument("pytest_args", nargs="*", help="arguments for pytest (after --)")
     args = parser.parse_args()
     walls, peaks = [], []
     for number in range(1, args.runs + 1):
-        wall, peak, summary = run_once(args.pytest_args)
+        wall, peak, summary = run_once(args.pytest_args, args.log)
         walls.append(wall)
         peaks.append(peak)
         print(f"run {number}: {wall / 60:.1f} min, peak {peak / 2**30:.2f} GiB  | {summary}")
