@@ -59,7 +59,7 @@ class PreviewNoise:
         self.rng = rng
 
     def counts(self, true: np.ndarray, noise: Noise, sens: Sensitivity) -> np.ndarray:
-        noisy: np.ndarray = true + noise.kind.preview(self.rng, noise.scale, true.size)
+        noisy: np.ndarray = true + noise.preview(true.size, self.rng)
         return noisy
 
     def quantile(
@@ -72,6 +72,6 @@ class PreviewNoise:
         return draw
 
     def unit_noise(self, law: UnitLaw, size: int) -> np.ndarray:
-        if law == "laplace":
+        if law == "laplace":  # numpy's PRNG: a PREVIEW only, never a release
             return self.rng.laplace(size=size)
         return self.rng.standard_cauchy(size=size)
