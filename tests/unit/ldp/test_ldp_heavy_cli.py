@@ -36,7 +36,8 @@ def test_heavy_hitters_json_has_the_contracts_keys_and_no_true_count(survey):
     assert [h["value"] for h in data["top"]] == ["English", "Spanish", "French"]
     assert all(set(h) == {"value", "estimate", "moe"} for h in data["top"])
     for hit in data["top"]:
-        assert abs(hit["estimate"] - COUNTS[hit["value"]]) < hit["moe"]
+        # a 95% margin each: twice it (about 3.9σ) keeps the test from failing by chance
+        assert abs(hit["estimate"] - COUNTS[hit["value"]]) < 2 * hit["moe"]
     assert "n" not in data and "true" not in out.stdout
     assert data["epsilon"] == 8.0
 
