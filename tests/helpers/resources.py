@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -34,8 +33,17 @@ class PlanRun:
     cpu_seconds: float  # the child's user + system time
 
 
-def _limit() -> None:  # runs in the child before exec
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+# The child caps its own address space, runs the CLI, and at exit writes its own high-water
+# resident set (VmHWM, of its image after exec). Its ru_maxrss would not do: Linux counts in it
+# the image the child was forked from, i.e. this process (a pytest-xdist worker can be 500 MB).
+LIMITED_CLI = (
+    "import atexit, os, resource, runpy, sys; "
+    f"resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_SPACE}, {ADDRESS_SPACE})); "
+    "hwm = os.environ['DPRELEASE_TEST_HWM']; "
+    "atexit.register(lambda: open(hwm, 'w').write(open('/proc/self/status').read())); "
+    "sys.argv = ['dprelease', *sys.argv[1:]]; "
+    "runpy.run_module('dprelease', run_name='__main__')"
+)
 
 
 def run_plan(plan: dict[str, Any] | Path, timeout: float, *args: str) -> PlanRun:
@@ -47,24 +55,32 @@ def run_plan(plan: dict[str, Any] | Path, timeout: float, *args: str) -> PlanRun
             path = Path(folder) / "plan.json"
             path.write_text(json.dumps(plan))
         out, err = Path(folder) / "out", Path(folder) / "err"
+        hwm = Path(folder) / "status"
         with out.open("w") as stdout, err.open("w") as stderr:
             start = time.perf_counter()
             child = subprocess.Popen(
-                [sys.executable, "-m", "dprelease", "plan", str(path), *args],
+                [sys.executable, "-c", LIMITED_CLI, "plan", str(path), *args],
                 stdout=stdout,
                 stderr=stderr,
                 cwd=ROOT,
-                env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-                preexec_fn=_limit,
+                env={
+                    "PYTHONPATH": str(ROOT),
+                    "PATH": "/usr/bin:/bin",
+                    "DPRELEASE_TEST_HWM": str(hwm),
+                },
             )
             code, usage = _reap(child, start + timeout)
             seconds = time.perf_counter() - start
+        peak_kb = usage.ru_maxrss  # killed before its exit hook: an upper bound
+        if hwm.exists():
+            line = next(x for x in hwm.read_text().splitlines() if x.startswith("VmHWM:"))
+            peak_kb = int(line.split()[1])
         return PlanRun(
             code,
             out.read_text(),
             err.read_text(),
             seconds,
-            usage.ru_maxrss / 1024,
+            peak_kb / 1024,
             usage.ru_utime + usage.ru_stime,
         )
 
