@@ -19,6 +19,7 @@ from typing import Any
 
 from dprelease.errors import DataError, quote
 from dprelease.limits import GRAPH_DEFAULT_MAX_DEGREE, MAX_DATA_MB, MAX_ROWS
+from dprelease.risk.command import positive_int
 
 CONFIDENTIAL = (
     "CONFIDENTIAL — disclosure risk of your own graph, for you only: do not publish it; "
@@ -28,16 +29,6 @@ SIMPLE_GRAPH_NOTE = (
     "note: the edge list is read as an undirected simple graph: a repeated edge (either "
     "direction) counts once; self-loops are refused."
 )
-
-
-def _whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {quote(text)}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _epsilon(text: str) -> float:
@@ -55,7 +46,10 @@ def add_parser(commands: Any) -> None:
     graph.add_argument("edges", help="edge list: a CSV whose first two columns are end nodes")
     task = graph.add_mutually_exclusive_group(required=True)
     task.add_argument(
-        "--k-degree", type=_whole, metavar="K", help="CONFIDENTIAL: k-degree risk, anonymise to K"
+        "--k-degree",
+        type=positive_int,
+        metavar="K",
+        help="CONFIDENTIAL: k-degree risk, anonymise to K",
     )
     task.add_argument(
         "--degree-histogram", action="store_true", help="release a DP degree distribution"
@@ -68,7 +62,7 @@ def add_parser(commands: Any) -> None:
     )
     graph.add_argument(
         "--max-degree",
-        type=_whole,
+        type=positive_int,
         metavar="D",
         help="degree bound: node-DP projects to it; edge-DP's top bin is 'D or more' "
         f"(default {GRAPH_DEFAULT_MAX_DEGREE})",
@@ -90,8 +84,12 @@ def add_parser(commands: Any) -> None:
     )
     graph.add_argument("--cap", type=float, metavar="EPSILON", help="set the lifetime ε cap first")
     graph.add_argument("--dataset", help="the ledger account's name (default: none)")
-    graph.add_argument("--max-data-mb", type=_whole, default=MAX_DATA_MB, help="size limit (MB)")
-    graph.add_argument("--max-rows", type=_whole, default=MAX_ROWS, help="most edges (rows) read")
+    graph.add_argument(
+        "--max-data-mb", type=positive_int, default=MAX_DATA_MB, help="size limit (MB)"
+    )
+    graph.add_argument(
+        "--max-rows", type=positive_int, default=MAX_ROWS, help="most edges (rows) read"
+    )
     graph.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -17,7 +17,8 @@ CONFIDENTIAL = (
 )
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argument type: a whole number of at least 1 (risk's k, graph's K and limits)."""
     try:
         value = int(text)
     except ValueError:
@@ -43,10 +44,10 @@ def add_parsers(commands: Any) -> None:
     risk.add_argument("data", help="data file (CSV, Parquet or Excel)")
     risk.add_argument("--qi", nargs="+", required=True, metavar="COLUMN", help="quasi-identifiers")
     risk.add_argument("--sensitive", required=True, metavar="COLUMN", help="sensitive attribute")
-    risk.add_argument("--k", type=_positive_int, default=5, help="the k to reach (default 5)")
+    risk.add_argument("--k", type=positive_int, default=5, help="the k to reach (default 5)")
     risk.add_argument("--c", type=_positive_float, default=2.0, help="c of recursive (c, l)")
     risk.add_argument(
-        "--l", type=_positive_int, help="l of recursive (c, l), apart from k (default 2)"
+        "--l", type=positive_int, help="l of recursive (c, l), apart from k (default 2)"
     )
     risk.add_argument(
         "--ordered",
@@ -76,8 +77,8 @@ def add_parsers(commands: Any) -> None:
         action="store_true",
         help="attack every table of the plan as if it were published for each area",
     )
-    rec.add_argument("--max-people", type=_positive_int, default=1000, help="largest area")
-    rec.add_argument("--max-areas", type=_positive_int, default=100, help="areas to try")
+    rec.add_argument("--max-people", type=positive_int, default=1000, help="largest area")
+    rec.add_argument("--max-areas", type=positive_int, default=100, help="areas to try")
     rec.add_argument(
         "--seconds-per-area", type=_positive_float, default=2.0, help="time limit per MILP"
     )
