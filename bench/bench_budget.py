@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dprelease.accounting.allocation import allocate
 from dprelease.plan.parse import parse_plan
 from dprelease.sample.generator import sample_plan_dict
+from dprelease.stats.allocation import allocate
 
 COLUMNS = ["state", "sex", "age", "race", "hispanic", "education", "tenure", "household_size"]
 BUDGETS = {

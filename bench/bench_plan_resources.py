@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from dprelease.accounting import strategy_allocation  # noqa: E402, F401
-from dprelease.accounting.allocation import allocate  # noqa: E402
 from dprelease.accounting.dgauss_pld import _pld_module  # noqa: E402
 from dprelease.plan.parse import parse_plan  # noqa: E402
+from dprelease.stats.allocation import allocate  # noqa: E402
 from helpers.random_plans import approx_plan, random_plan, two_valued_plan  # noqa: E402
 from helpers.resources import in_child, run_plan  # noqa: E402
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.accounting.allocation import Allocation
 from dprelease.budget_text import budget_text
 from dprelease.plan.model import Plan
+from dprelease.stats.allocation import PlanAllocation
 from ui.budget_inputs import budget_inputs
 from ui.budget_table import budget_table, measurement_rows, union_note
 from ui.budget_tabs import budget_tabs
@@ -45,7 +45,7 @@ def _inputs_and_results(ws: Workspace) -> None:
 
 
 def _results(
-    ws: Workspace, plan: Plan | None, allocation: Allocation | None, problem: str | None
+    ws: Workspace, plan: Plan | None, allocation: PlanAllocation | None, problem: str | None
 ) -> None:
     if problem:
         st.error(md_lines(problem))

@@ -13,7 +13,6 @@ from dataclasses import replace
 import numpy as np
 import streamlit as st
 
-from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.accounting.tradeoffs import (
     MoeCurve,
     compare_accountants,
@@ -24,6 +23,7 @@ from dprelease.accounting.tradeoffs import (
 from dprelease.errors import DPReleaseError
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_plan
+from dprelease.stats.allocation import PlanAllocation, allocate
 from ui import charts
 from ui.budget_table import NUMBER_FORMATS
 from ui.markdown import md
@@ -33,7 +33,7 @@ TABS = ("Budget split", "Margin of error vs ε", "Accountants", "Scenarios")
 TAB_KEY = "budget_tab"
 
 
-def budget_tabs(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
+def budget_tabs(ws: Workspace, plan: Plan, allocation: PlanAllocation) -> None:
     split_tab, curve_tab, accountant_tab, scenario_tab = st.tabs(
         list(TABS), key=TAB_KEY, on_change="rerun"
     )
@@ -74,12 +74,12 @@ def _curve(ws: Workspace, plan: Plan) -> MoeCurve:
     ):
         return replace(remembered[1], current=current)
     with st.spinner("Re-allocating the plan across budgets…"):
-        curve = moe_curves(plan)
+        curve = moe_curves(plan, allocator=allocate)
     ws.memo.curve = (shape_key, curve)  # only the current plan's curve is kept
     return curve
 
 
-def _accountants(plan: Plan, allocation: Allocation) -> None:
+def _accountants(plan: Plan, allocation: PlanAllocation) -> None:
     delta = plan.budget.delta or 1e-10
     bounds = compare_accountants(allocation, delta)
     if allocation.statistics or allocation.discoveries:  # issue 16
@@ -103,7 +103,7 @@ def _accountants(plan: Plan, allocation: Allocation) -> None:
         )
 
 
-def _scenarios(ws: Workspace, allocation: Allocation) -> None:
+def _scenarios(ws: Workspace, allocation: PlanAllocation) -> None:
     st.write(
         "Save the current settings as a scenario, change something (a weight, the "
         "accounting, ε) and compare. Loading a scenario restores its plan."

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dprelease.accounting.allocation import Allocation
 from dprelease.accounting.tradeoffs import AccountantBound, MoeCurve
+from dprelease.stats.allocation import PlanAllocation
 from ui.axes import category_axis, log_axis
 from ui.chart_space import column_ticks, row_ticks
 from ui.heatmaps import MAX_HEATMAP_ROWS, ROW_HEIGHT, heatmaps, small_multiples
@@ -22,7 +22,7 @@ MAX_BARS = 60  # bars shown of a long domain (the largest)
 PLOT_PX = 300  # the plot's own height in a chart of columns, whatever its labels
 
 
-def budget_split(allocation: Allocation) -> go.Figure:
+def budget_split(allocation: PlanAllocation) -> go.Figure:
     """Each measurement's share of the budget (ε, or ρ under zCDP; under approx with
     strategy auto, Δ₂²/σ², its part of the one Gaussian mechanism)."""
     zcdp = allocation.accountant.in_rho

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.accounting.allocation import Allocation
 from dprelease.budget_text import cost_text
 from dprelease.errors import DPReleaseError
 from dprelease.ledger.store import AlreadyChargedError
@@ -14,12 +13,13 @@ from dprelease.plan.model import Plan
 from dprelease.release import service
 from dprelease.release.publish import Account
 from dprelease.release.service import ReleaseRequest, check_fits
+from dprelease.stats.allocation import PlanAllocation
 from ui.markdown import md_error
 from ui.release_view import coverage_gate
 from ui.state import ReleaseResult, Workspace, plan_key, release_data, require_upload
 
 
-def release_action(ws: Workspace, plan: Plan, allocation: Allocation, account: Account) -> None:
+def release_action(ws: Workspace, plan: Plan, allocation: PlanAllocation, account: Account) -> None:
     """Before the release: the caps, the coverage gate, the confirmation and the button; after
     it: its download, "Prepare another" and the report."""
     st.subheader("Create the release")
@@ -47,7 +47,7 @@ def release_action(ws: Workspace, plan: Plan, allocation: Allocation, account: A
         _create(ws, plan, allocation)
 
 
-def _create(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
+def _create(ws: Workspace, plan: Plan, allocation: PlanAllocation) -> None:
     upload = require_upload(ws)
     bar = st.progress(0.0, text="Starting…")
 

@@ -22,7 +22,6 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
-from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.accounting.tradeoffs import MoeCurve
 from dprelease.data.coverage import PlanCoverage, plan_coverage
 from dprelease.data.fingerprint import RecordFingerprint, fingerprint_table
@@ -39,6 +38,7 @@ from dprelease.release.publish import Account
 from dprelease.release.service import UploadData, open_ledger
 from dprelease.release.service import ledger_account as service_account
 from dprelease.release.suggest import Suggestion
+from dprelease.stats.allocation import PlanAllocation, allocate
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -76,7 +76,7 @@ class ReleaseResult:
     data_name: str = ""
 
 
-_Checked = tuple[Plan | None, Allocation | None, str | None]
+_Checked = tuple[Plan | None, PlanAllocation | None, str | None]
 
 
 @dataclass
@@ -232,7 +232,7 @@ def current_plan(ws: Workspace) -> tuple[Plan | None, str | None]:
     return plan, None
 
 
-def current_allocation(ws: Workspace) -> tuple[Plan | None, Allocation | None, str | None]:
+def current_allocation(ws: Workspace) -> tuple[Plan | None, PlanAllocation | None, str | None]:
     return _checked(ws)
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dprelease.accounting.allocation import Allocation
+from dprelease.stats.allocation import PlanAllocation
 from ui.markdown import md
 
 
-def method_lines(allocation: Allocation) -> list[str]:
+def method_lines(allocation: PlanAllocation) -> list[str]:
     """One line per statistic: its name, its method and the reason (public texts)."""
     return [
         f"**{md(b.name)}**: {md(b.kind.method.replace('_', ' '))} — "
@@ -17,7 +17,7 @@ def method_lines(allocation: Allocation) -> list[str]:
     ]
 
 
-def render_statistic_methods(allocation: Allocation) -> None:
+def render_statistic_methods(allocation: PlanAllocation) -> None:
     """The methods, as a short list under a heading (nothing without statistics)."""
     lines = method_lines(allocation)
     if lines:

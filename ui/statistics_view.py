@@ -8,12 +8,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dprelease.accounting.allocation import Allocation
 from dprelease.errors import PlanError
 from dprelease.plan.model import Plan
 from dprelease.plan.stat_spec import QuantileSpec, RobustSpec
 from dprelease.plan.statistic_edit import set_quantile_resolution
 from dprelease.release.draw import Preview
+from dprelease.stats.allocation import PlanAllocation
 from dprelease.stats.entry import StatisticBudget, statistic_error_curve
 from ui.dpml_view import show_own_table
 from ui.markdown import md, static_table
@@ -57,7 +57,7 @@ def show_preview_statistics(preview: Preview) -> None:
     render_statistic_methods(preview.allocation)  # issue 28.1: which method, and why
 
 
-def show_statistics_budget(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
+def show_statistics_budget(ws: Workspace, plan: Plan, allocation: PlanAllocation) -> None:
     """Each statistic's budget, resolution and data-free error, a box per quantile to set its
     resolution, and each statistic's error against ε (no data read)."""
     if not allocation.statistics and not allocation.discoveries:

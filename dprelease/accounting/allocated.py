@@ -23,7 +23,6 @@ from dprelease.plan.table_spec import Sensitivity, TableSpec
 
 if TYPE_CHECKING:
     from dprelease.accounting.auto import AccountantChoice
-    from dprelease.stats.entry import DiscoveryBudget, StatisticBudget
 
 
 def equivalent_noise(mechanism: str, variance: float) -> Noise:
@@ -120,7 +119,8 @@ class Allocation:
 
     `accounting` is the accountant used (`auto` resolved); `strategy` is "auto" when the
     measurements were chosen for the workload, "workload" when the tables are measured as
-    listed (then `measurements` are the tables themselves).
+    listed (then `measurements` are the tables themselves). The count tables only: a plan's
+    statistics and discovered domains are `dprelease.stats.allocation.PlanAllocation`'s.
     """
 
     accounting: str  # the accountant's name (contract v1: the JSON's "accounting")
@@ -133,9 +133,6 @@ class Allocation:
     required: Guarantee | None = None  # what the accuracy targets need (allocation: targets)
     advice: tuple[str, ...] = ()
     accountant_choice: AccountantChoice | None = None  # set when `accounting: auto` chose
-    # issue 16: tables with `stat:` and discovered domains (dprelease.stats.allocation)
-    statistics: tuple[StatisticBudget, ...] = ()
-    discoveries: tuple[DiscoveryBudget, ...] = ()
 
     def table(self, name: str) -> TableBudget:
         return next(t for t in self.tables if t.name == name)
@@ -165,9 +162,6 @@ class Allocation:
             "measurements": [_measurement_dict(m) for m in self.measurements],
             "advice": list(self.advice),
         }
-        if self.statistics or self.discoveries:  # issue 16: statistics are listed as tables
-            out["tables"] += [s.to_dict() for s in self.statistics]
-            out["discoveries"] = [d.to_dict() for d in self.discoveries]
         if self.accountant_choice is not None:
             out["accountant_choice"] = self.accountant_choice.to_dict()
         if self.required is not None:

@@ -1,7 +1,9 @@
 """Splitting the total budget across tables, and what each share buys (no data needed).
 
-`allocate(plan)` is what `dprelease plan` prints: per table its budget, mechanism, noise and
-margin of error, and the composed guarantee of the whole release. Shares are computed in the
+`allocate(plan)` prices the count tables: per table its budget, mechanism, noise and margin of
+error, and their composed guarantee. A whole plan, statistics included, is allocated by
+`dprelease.stats.allocation.allocate` (what `dprelease plan` prints), which hands the count
+tables here. Shares are computed in the
 accountant's additive unit (ε for pure/advanced, ρ for zCDP, ε and δ for approx); locked
 tables keep their value and the others share what is left. Float shares are then nudged down
 until an exact (`Fraction`) sum fits the total, and the composed total is checked once more,
@@ -20,7 +22,6 @@ from dprelease.accounting.accountants.registry import accountant as accountant_n
 from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.accounting.accountants.registry import (
     chosen,
-    first,
     forced,
     is_auto,
     settled,
@@ -35,7 +36,7 @@ from dprelease.accounting.shares import (
     delta_shares,
     fixed_shares,
 )
-from dprelease.errors import BudgetError, PlanError
+from dprelease.errors import BudgetError, InternalError, PlanError
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 
@@ -232,35 +233,22 @@ def _listed_winner(plan: Plan, sens: Sensitivity) -> Accountant:
     return min(errors, key=lambda a: errors[a])
 
 
-def _statistics_accounting(plan: Plan, sens: Sensitivity) -> Plan:
-    """A plan with statistics, its `accounting: auto` settled.
-
-    With a discovered domain the count tables' cells are unknown until the release, so their
-    strategy cannot be chosen in advance: they are measured as listed, under zcdp (discovery
-    is (ε, δ)-DP, so never pure). Otherwise the count tables' own choice; statistics alone:
-    pure."""
-    if plan.discoveries:
-        plan = replace(plan, budget=replace(plan.budget, strategy="workload"))
-    if not is_auto(plan.budget.accounting):
-        return plan
-    accountant = forced(plan)
-    if accountant is None:
-        if plan.discoveries:  # (ε, δ)-DP: an accountant in ρ composes it with the counts
-            accountant = first(lambda a: a.in_rho, "in ρ")
-        elif plan.tables:
-            accountant = resolve_accounting(replace(plan, statistics=(), discoveries=()), sens)[0]
-        else:
-            accountant = first(lambda a: not a.needs_delta, "without δ")
-    return replace(plan, budget=replace(plan.budget, accounting=accountant.name))
-
-
 def allocate(plan: Plan) -> Allocation:
     """Split the plan's budget, price each measurement's noise, and compose the release.
 
     Under `strategy: auto` with `allocation: optimal` (the defaults) the measurements are
     chosen for the published tables (`strategy_allocation`); otherwise every table is measured
     as listed and the allocation method splits the budget among them. The total is reported
-    as `reported_total` says (a budget used in full is the plan's target, not a float below)."""
+    as `reported_total` says (a budget used in full is the plan's target, not a float below).
+
+    The count tables only: a plan with statistics or discovered domains is allocated by
+    `dprelease.stats.allocation.allocate` (their shares come off the total first, issue 16),
+    which hands its count tables back here."""
+    if plan.statistics or plan.discoveries:
+        raise InternalError(
+            "accounting.allocation.allocate prices count tables only; a plan with statistics or "
+            "discovered domains is allocated by dprelease.stats.allocation.allocate"
+        )
     check_accounting(plan)
     allocation = _allocate(plan)
     budget = plan.budget
@@ -270,10 +258,6 @@ def allocate(plan: Plan) -> Allocation:
 
 def _allocate(plan: Plan) -> Allocation:
     sens = sensitivity(plan.unit, plan.neighbors)
-    if plan.statistics or plan.discoveries:  # issue 16: their shares come off the total first
-        from dprelease.stats.allocation import allocate_with_statistics
-
-        return allocate_with_statistics(_statistics_accounting(plan, sens), allocate)
     accountant, choice = resolve_accounting(plan, sens)
     resolved = replace(plan, budget=replace(plan.budget, accounting=accountant.name))
     target = accountant.target(resolved.budget)

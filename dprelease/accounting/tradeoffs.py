@@ -1,7 +1,8 @@
 """What a budget buys, before any data is touched: the numbers behind the Budget page's charts.
 
 - `moe_curves`: each table's margin of error as the total budget varies (the plan re-allocated
-  at every point, so locks, weights and the chosen split all count);
+  at every point, so locks, weights and the chosen split all count; a plan with statistics by
+  the allocator it is handed, `dprelease.stats.allocation.allocate`);
 - `compare_accountants`: the noise the plan adds, composed under every accountant, so the
   user sees which one certifies the smallest ε for exactly the same noise;
 - `epsilon_delta_curve`: the (ε, δ) pairs a zCDP budget implies;
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,15 +56,25 @@ def _with_total(plan: Plan, unit: str, value: float) -> Plan:
     return dataclasses.replace(plan, budget=budget)
 
 
-def moe_curves(plan: Plan, points: int = CURVE_POINTS, span: float = CURVE_SPAN) -> MoeCurve:
-    """Re-allocate the plan at log-spaced totals around its own and read off every MoE."""
+def moe_curves(
+    plan: Plan,
+    points: int = CURVE_POINTS,
+    span: float = CURVE_SPAN,
+    *,
+    allocator: Callable[[Plan], Allocation] = allocate,
+) -> MoeCurve:
+    """Re-allocate the plan at log-spaced totals around its own and read off every MoE.
+
+    `allocator` allocates the plan at each total: the count tables' `allocate` by default; a
+    plan with statistics or discoveries needs `dprelease.stats.allocation.allocate`, whose
+    shares come off each total first."""
     unit = "rho" if plan.budget.rho is not None else "epsilon"
     current = getattr(plan.budget, unit)
     budgets = tuple(float(b) for b in np.geomspace(current / span, current * span, points))
     moe: dict[str, list[float]] = {spec.name: [] for spec in plan.tables}
     for total in budgets:
         try:
-            allocation = allocate(_with_total(plan, unit, total))
+            allocation = allocator(_with_total(plan, unit, total))
         except DPReleaseError:  # too small for the locks or targets, or above the limit
             for values in moe.values():
                 values.append(math.nan)

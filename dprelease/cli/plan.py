@@ -18,7 +18,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dprelease.accounting.allocation import allocate
+    from dprelease.stats.allocation import allocate
 
     allocation = allocate(load_plan(args))
     if args.json:

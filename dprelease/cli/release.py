@@ -42,11 +42,11 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dprelease.accounting.allocation import allocate
     from dprelease.release.background import Background, small_local_file
     from dprelease.release.export import check_output_path
     from dprelease.release.noise import warm_up
     from dprelease.release.service import NO_LEDGER_WARNING, ReleaseRequest, release_plan
+    from dprelease.stats.allocation import allocate
 
     plan = load_plan(args)
     # The allocation (a second under accounting and strategy auto) runs while a small file is

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 from dprelease.budget_text import budget_text, optional_budget_text
 
 if TYPE_CHECKING:
-    from dprelease.accounting.allocation import Allocation, TableBudget
+    from dprelease.accounting.allocation import TableBudget
     from dprelease.data.count import EncodedData
     from dprelease.data.engines import CountResult
     from dprelease.plan.model import Plan
     from dprelease.release.publish import Account
+    from dprelease.stats.allocation import PlanAllocation
 
 
 def _fmt(value: float | None) -> str:
@@ -32,7 +33,7 @@ def _columns_text(rows: list[tuple[str, ...]]) -> str:
     )
 
 
-def summary_text(allocation: Allocation) -> str:
+def summary_text(allocation: PlanAllocation) -> str:
     """The allocation as `plan` and `release` print it: the totals, a row per table."""
     total = allocation.total
     head = (

@@ -25,7 +25,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dprelease.accounting.allocation import allocate
+    from dprelease.stats.allocation import allocate
 
     try:
         plan = load_plan(args)

@@ -40,8 +40,8 @@ def _cells(plan: dict[str, Any], data: str) -> list[tuple[str, str]]:
             "## 1. The plan and its budget (public; no data read)",
             "import secrets\n"
             "from pathlib import Path\n\n"
-            "from dprelease.accounting.allocation import allocate\n"
-            "from dprelease.plan.parse import loads_plan\n\n"
+            "from dprelease.plan.parse import loads_plan\n"
+            "from dprelease.stats.allocation import allocate\n\n"
             f"PLAN_YAML = {_python_text(plan_yaml(plan))}\n"
             f"DATA_FILE = Path({data!r})  # CONFIDENTIAL: the data the plan describes\n"
             "OUT = None  # a new folder or a .zip path; None: release-<id>.zip here\n\n"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dprelease.accounting.allocation import Allocation, TableBudget, allocate
+from dprelease.accounting.allocation import Allocation, TableBudget
 from dprelease.data.count import TrueCounts
 from dprelease.errors import DataError, InternalError, ReleaseError
 from dprelease.limits import MAX_SYNTHETIC_ROWS
@@ -38,6 +38,7 @@ from dprelease.release.statistics import (
     draw_statistics,
     preview_errors,
 )
+from dprelease.stats.allocation import PlanAllocation, plan_allocation
 from dprelease.stats.registry import DiscoveredDomain
 from dprelease.stats.source import StatSource
 from dprelease.synthetic.junction import check_model
@@ -88,7 +89,7 @@ class Release:
     """A differentially private release, safe to export: it holds no true count and no seed."""
 
     plan: Plan
-    allocation: Allocation
+    allocation: PlanAllocation
     tables: tuple[NoisyTable, ...]
     steps_applied: tuple[str, ...]
     steps_skipped: tuple[str, ...]
@@ -112,7 +113,7 @@ class Preview:
     """A PREVIEW for the data holder only: noisy next to true counts. Never exported."""
 
     plan: Plan
-    allocation: Allocation
+    allocation: PlanAllocation
     tables: tuple[NoisyTable, ...]
     true_counts: TrueCounts
     steps_applied: tuple[str, ...]
@@ -166,7 +167,7 @@ class _Drawn:
 
 def _noisy_tables(
     plan: Plan,
-    allocation: Allocation,
+    allocation: PlanAllocation,
     true_counts: TrueCounts,
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
 ) -> _Drawn:
@@ -214,7 +215,7 @@ def check_invariants(plan: Plan, exact: Mapping[str, np.ndarray]) -> None:
 
 def _drawn(
     plan: Plan,
-    allocation: Allocation,
+    allocation: PlanAllocation,
     true_counts: TrueCounts,
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
     exact: dict[str, np.ndarray],
@@ -247,7 +248,7 @@ def _drawn(
 
 
 def _accuracy(
-    drawn: _Drawn, plan: Plan, allocation: Allocation, simulations: int
+    drawn: _Drawn, plan: Plan, allocation: PlanAllocation, simulations: int
 ) -> dict[str, TableAccuracy]:
     if simulations <= 0 or not drawn.tables:
         return {}
@@ -283,7 +284,7 @@ def draw_release(
     domains (issue 16), `statistics_source` holds their rows and `true_counts` may be a
     function that counts the plan once its domains are discovered.
     """
-    allocation = allocation or allocate(plan)
+    allocation = plan_allocation(plan, allocation)
     if plan.postprocess.synthetic:  # the model's bound, before any noise (discoveries too)
         check_model(plan)
     plan, allocation, domains, empty = complete_plan(plan, allocation, statistics_source, None)
@@ -327,7 +328,7 @@ def draw_preview(
 
     With `simulations` > 0 it also estimates the accuracy after post-processing (seconds).
     """
-    allocation = allocation or allocate(plan)
+    allocation = plan_allocation(plan, allocation)
     generator = rng or np.random.default_rng()
     if plan.postprocess.synthetic:
         check_model(plan)

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dprelease.accounting.allocation import Allocation
 from dprelease.data.count import TrueCounts
 from dprelease.data.fingerprint import RecordFingerprint
 from dprelease.errors import DataError, InternalError, ReleaseError
@@ -24,6 +23,7 @@ from dprelease.plan.model import Plan
 from dprelease.release.draw import Release, draw_release
 from dprelease.release.export import files_zip, release_files, write_files
 from dprelease.release.statistics import Counter
+from dprelease.stats.allocation import PlanAllocation
 from dprelease.stats.source import StatSource
 
 Progress = Callable[[float, str], None]
@@ -92,7 +92,7 @@ def _quiet(fraction: float, message: str) -> None:
 
 def charged_release(
     plan: Plan,
-    allocation: Allocation,
+    allocation: PlanAllocation,
     true_counts: TrueCounts | Counter,
     account: Account,
     *,

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from dprelease.accounting.allocation import Allocation, allocate
+from dprelease.accounting.allocated import Allocation
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import EncodedData, TrueCounts
 from dprelease.data.engines.result import CountResult
@@ -46,6 +46,7 @@ from dprelease.release.draw import Release, draw_release
 from dprelease.release.export import files_zip, release_files, write_files
 from dprelease.release.publish import Account, Progress, charged_release, deliver
 from dprelease.release.statistics import Counter
+from dprelease.stats.allocation import PlanAllocation, plan_allocation
 from dprelease.stats.source import StatSource, read_stat_source
 
 NO_LEDGER_WARNING = (
@@ -254,7 +255,7 @@ class ReleaseOutcome:
 
     release: Release
     files: dict[str, bytes] = field(repr=False)
-    allocation: Allocation
+    allocation: PlanAllocation
     entry: LedgerEntry | None  # None: uncharged
     account: Account | None
     notice: str | None = None  # how the ledger decided the account, when it is worth saying
@@ -327,11 +328,10 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
     return ReleaseOutcome(release, files, allocation, entry, account, notice, report, written)
 
 
-def _allocation(request: ReleaseRequest) -> Allocation:
+def _allocation(request: ReleaseRequest) -> PlanAllocation:
     chosen = request.allocation
-    if chosen is None:
-        return allocate(request.plan)
-    return chosen if isinstance(chosen, Allocation) else chosen()
+    given = chosen() if callable(chosen) else chosen
+    return plan_allocation(request.plan, given)
 
 
 def with_statistics(

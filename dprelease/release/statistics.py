@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dprelease.accounting.allocation import Allocation, allocate
 from dprelease.data.count import TrueCounts
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.statistic import DISCOVERED
 from dprelease.release.stat_noise import SECURE
+from dprelease.stats.allocation import PlanAllocation, allocate
 from dprelease.stats.entry import StatisticBudget
 from dprelease.stats.noise import PreviewNoise, StatNoise
 from dprelease.stats.registry import DISCOVERY, DiscoveredDomain
@@ -45,7 +45,7 @@ class ReleasedStatistic:
 
 
 def discover_domains(
-    plan: Plan, allocation: Allocation, source: StatSource, rng: np.random.Generator | None
+    plan: Plan, allocation: PlanAllocation, source: StatSource, rng: np.random.Generator | None
 ) -> dict[str, DiscoveredDomain]:
     """Each discovered column's released domain (secure unless `rng` is given: PREVIEW)."""
     noise = _noise(rng)
@@ -88,8 +88,11 @@ def draw_statistic(
 
 
 def complete_plan(
-    plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator | None
-) -> tuple[Plan, Allocation, dict[str, DiscoveredDomain], tuple[EmptyTable, ...]]:
+    plan: Plan,
+    allocation: PlanAllocation,
+    source: StatSource | None,
+    rng: np.random.Generator | None,
+) -> tuple[Plan, PlanAllocation, dict[str, DiscoveredDomain], tuple[EmptyTable, ...]]:
     """Discover the domains, then the completed plan and its allocation: the same shares and
     total as the allocation charged (checked), with the tables' cells now known. Tables over
     a domain that found no value have no cells: they are left out of the draw (their budget
@@ -136,7 +139,10 @@ def empty_tables(plan: Plan) -> list[EmptyTable]:
 
 
 def draw_statistics(
-    plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator | None
+    plan: Plan,
+    allocation: PlanAllocation,
+    source: StatSource | None,
+    rng: np.random.Generator | None,
 ) -> tuple[ReleasedStatistic, ...]:
     if not allocation.statistics:
         return ()
@@ -167,7 +173,7 @@ def upload_inputs(
 
 
 def preview_errors(
-    plan: Plan, allocation: Allocation, source: StatSource | None, rng: np.random.Generator
+    plan: Plan, allocation: PlanAllocation, source: StatSource | None, rng: np.random.Generator
 ) -> dict[str, list[dict[str, float]]]:
     """CONFIDENTIAL (read from the data; Preview only): each statistic's error per cell at
     the plan's confidence, as its object reads it (`StatisticKind.preview_error`): e.g. a

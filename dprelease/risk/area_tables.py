@@ -24,13 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from dprelease.accounting.allocation import Allocation, allocate
+from dprelease.accounting.allocation import Allocation
 from dprelease.data.count import EncodedData, count
 from dprelease.errors import DataError, PlanError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.table_spec import TableSpec
 from dprelease.release.draw import draw_preview
+from dprelease.stats.allocation import allocate
 
 MAX_RECORD_TYPES = 2_000_000  # cross product of the rebuilt columns' domains
 

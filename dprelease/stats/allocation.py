@@ -1,9 +1,13 @@
-"""Budget shares of statistics and domain discoveries, composed with the counts (issue 16).
+"""A whole plan's allocation: statistics and domain discoveries, composed with the counts.
+
+`allocate(plan)` is what `dprelease plan` prints and what a release spends: a
+`PlanAllocation`, the count tables' `Allocation` plus each statistic's and discovery's budget.
+A plan of count tables alone is `accounting.allocation.allocate`'s, unchanged.
 
 The statistics (tables with `stat:`) and the discoveries (`domain: {discover: ...}`) take
-their shares off the total first; the count tables then split what is left with the plan's
-own allocation (`allocation.allocate`, unchanged). Everything is in the accountant's additive
-unit U (ε under pure, approx and advanced; ρ under zcdp):
+their shares off the total first (issue 16); the count tables then split what is left with the
+plan's own allocation (`accounting.allocation.allocate`, unchanged). Everything is in the
+accountant's additive unit U (ε under pure, approx and advanced; ρ under zcdp):
 
 - a locked statistic keeps its value: `rho:`, or `epsilon:` as the mechanism's own ε (under
   zcdp ρ = ε²/divisor, the statistic's `zcdp_divisor`: 8 for the exponential mechanism's
@@ -27,29 +31,112 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any
 
-from dprelease.accounting.accountants.registry import settled
+from dprelease.accounting.accountants.registry import check_plan as check_accounting
+from dprelease.accounting.accountants.registry import first, forced, is_auto, settled
+from dprelease.accounting.allocated import Allocation
+from dprelease.accounting.allocation import allocate as allocate_counts
+from dprelease.accounting.allocation import resolve_accounting
 from dprelease.accounting.composition import (
     Guarantee,
     check_within,
     exact_sum,
+    reported_total,
     round_down,
     round_up,
     zcdp_guarantee,
 )
-from dprelease.errors import BudgetError
+from dprelease.errors import BudgetError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.statistic import StatisticTable
+from dprelease.plan.table_spec import sensitivity
 from dprelease.stats.budget import Share
 from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
 from dprelease.stats.registry import DISCOVERY, kind_of
 
-if TYPE_CHECKING:
-    from dprelease.accounting.allocated import Allocation
+__all__ = ["PlanAllocation", "allocate", "plan_allocation"]
+
+
+@dataclass(frozen=True)
+class PlanAllocation(Allocation):
+    """A whole plan's allocation: the count tables' (`Allocation`) and, issue 16, its tables
+    with `stat:` and its discovered domains (empty for a plan of count tables alone)."""
+
+    statistics: tuple[StatisticBudget, ...] = ()
+    discoveries: tuple[DiscoveryBudget, ...] = ()
+
+    @classmethod
+    def of_counts(cls, counts: Allocation) -> PlanAllocation:
+        """The allocation of a plan without statistics: the count tables' as it is."""
+        return cls(**{f.name: getattr(counts, f.name) for f in dataclasses.fields(Allocation)})
+
+    def to_dict(self) -> dict[str, Any]:
+        """What `plan --json` prints: statistics are listed as tables, and `discoveries`
+        follows `advice` (contract v1's order)."""
+        out = super().to_dict()
+        if not (self.statistics or self.discoveries):
+            return out
+        out["tables"] += [s.to_dict() for s in self.statistics]
+        items = list(out.items())
+        at = list(out).index("advice") + 1
+        discoveries = ("discoveries", [d.to_dict() for d in self.discoveries])
+        return dict([*items[:at], discoveries, *items[at:]])
+
+
+def allocate(plan: Plan) -> PlanAllocation:
+    """The whole plan's allocation: the count tables' (`accounting.allocation.allocate`), and
+    its statistics' and discoveries' shares off the total first when it has any."""
+    if not (plan.statistics or plan.discoveries):
+        return PlanAllocation.of_counts(allocate_counts(plan))
+    check_accounting(plan)
+    allocation = allocate_with_statistics(_statistics_accounting(plan))
+    budget = plan.budget
+    total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
+    return allocation if total == allocation.total else replace(allocation, total=total)
+
+
+def plan_allocation(plan: Plan, allocation: Allocation | None = None) -> PlanAllocation:
+    """`allocation` as the whole plan's: None allocates the plan; a count tables' `Allocation`
+    (`accounting.allocation.allocate`, as code written before issue 26 calls it) stands for a
+    plan without statistics or discoveries as it is."""
+    if allocation is None:
+        return allocate(plan)
+    if isinstance(allocation, PlanAllocation):
+        return allocation
+    if plan.statistics or plan.discoveries:
+        raise InternalError(
+            "a plan with statistics or discovered domains needs its PlanAllocation "
+            "(dprelease.stats.allocation.allocate), not the count tables' Allocation"
+        )
+    return PlanAllocation.of_counts(allocation)
+
+
+def _statistics_accounting(plan: Plan) -> Plan:
+    """A plan with statistics, its `accounting: auto` settled.
+
+    With a discovered domain the count tables' cells are unknown until the release, so their
+    strategy cannot be chosen in advance: they are measured as listed, under zcdp (discovery
+    is (ε, δ)-DP, so never pure). Otherwise the count tables' own choice; statistics alone:
+    pure."""
+    if plan.discoveries:
+        plan = replace(plan, budget=replace(plan.budget, strategy="workload"))
+    if not is_auto(plan.budget.accounting):
+        return plan
+    accountant = forced(plan)
+    if accountant is None:
+        if plan.discoveries:  # (ε, δ)-DP: an accountant in ρ composes it with the counts
+            accountant = first(lambda a: a.in_rho, "in ρ")
+        elif plan.tables:
+            counts = replace(plan, statistics=(), discoveries=())
+            accountant = resolve_accounting(counts, sensitivity(plan.unit, plan.neighbors))[0]
+        else:
+            accountant = first(lambda a: not a.needs_delta, "without δ")
+    return replace(plan, budget=replace(plan.budget, accounting=accountant.name))
+
 
 # --- the shares -------------------------------------------------------------------------------
 
@@ -213,12 +300,9 @@ def _guarantee(
     return guarantee
 
 
-def allocate_with_statistics(
-    plan: Plan, allocate_counts: Callable[[Plan], Allocation]
-) -> Allocation:
-    """The allocation of a plan with statistics or discoveries (see the module docstring)."""
-    from dprelease.accounting.allocated import Allocation
-
+def allocate_with_statistics(plan: Plan) -> PlanAllocation:
+    """The allocation of a plan with statistics or discoveries, its accounting settled (see
+    the module docstring)."""
     reservation = reserve(plan)
     statistics = tuple(
         StatisticBudget(
@@ -237,7 +321,7 @@ def allocate_with_statistics(
     costs = [s.cost for s in statistics] + [d.mechanism.cost for d in discoveries]
     total = _guarantee(plan, reservation, counts, costs)
     advice = () if counts is None else counts.advice
-    return Allocation(
+    return PlanAllocation(
         accounting=settled(plan.budget).name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
