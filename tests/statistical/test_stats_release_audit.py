@@ -12,10 +12,10 @@ import dataclasses
 import numpy as np
 import pyarrow as pa
 
-from dprelease.accounting.allocation import allocate
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.plan.parse import parse_plan
 from dprelease.release.statistics import discover_domains
+from dprelease.stats.allocation import allocate
 from dprelease.stats.discovery import release_probability
 from dprelease.stats.source import StatSource
 from helpers.audit import Claim

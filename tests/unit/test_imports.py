@@ -31,12 +31,12 @@ def test_release_path_imports_neither_pandas_nor_scipy():
     # defaults, accounting and strategy auto, import scipy's optimiser to choose.)
     loaded = modules_after(
         "from dprelease.cli import main\n"
-        "import dprelease.plan.parse, dprelease.accounting.allocation, dprelease.data.count\n"
+        "import dprelease.plan.parse, dprelease.stats.allocation, dprelease.data.count\n"
         "import dprelease.release.draw\n"
         "import dprelease.release.export\n"
         "import dataclasses\n"
         "from dprelease.plan.parse import load_plan\n"
-        "from dprelease.accounting.allocation import allocate\n"
+        "from dprelease.stats.allocation import allocate\n"
         "from dprelease.data.count import load_data, count\n"
         "p = load_plan('data/census_sample.plan.yaml')\n"
         "b = dataclasses.replace(p.budget, accounting='zcdp', strategy='workload')\n"

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from dprelease.accounting.allocation import allocate
 from dprelease.accounting.composition import epsilon_to_zcdp, exact_sum
 from dprelease.errors import PlanError
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan
+from dprelease.stats.allocation import allocate
 from tests.helpers.cli import ROOT, run
 
 SAMPLE = ROOT / "data" / "census_sample.csv"

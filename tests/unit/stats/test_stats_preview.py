@@ -3,9 +3,9 @@ rank and in value holds for the mechanism's own draws; a mean's RMSE is reported
 
 import numpy as np
 
-from dprelease.accounting.allocation import allocate
 from dprelease.plan.parse import parse_plan
 from dprelease.release.statistics import preview_errors
+from dprelease.stats.allocation import allocate
 from dprelease.stats.noise import PreviewNoise
 from dprelease.stats.quantile import draw_quantiles
 from dprelease.stats.source import read_stat_source

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from dprelease.accounting.allocation import allocate
 from dprelease.errors import PlanError
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan
+from dprelease.stats.allocation import allocate
 from helpers.app import go, open_app, submit, workspace
 from helpers.cli import ROOT, run
 
