@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dprelease.accounting.allocated import Allocation
 from dprelease.data.count import TrueCounts
 from dprelease.data.fingerprint import RecordFingerprint
 from dprelease.errors import DataError, InternalError, ReleaseError
@@ -23,7 +24,7 @@ from dprelease.plan.model import Plan
 from dprelease.release.draw import Release, draw_release
 from dprelease.release.export import files_zip, release_files, write_files
 from dprelease.release.statistics import Counter
-from dprelease.stats.allocation import PlanAllocation
+from dprelease.stats.allocation import plan_allocation
 from dprelease.stats.source import StatSource
 
 Progress = Callable[[float, str], None]
@@ -92,7 +93,7 @@ def _quiet(fraction: float, message: str) -> None:
 
 def charged_release(
     plan: Plan,
-    allocation: PlanAllocation,
+    allocation: Allocation,
     true_counts: TrueCounts | Counter,
     account: Account,
     *,
@@ -115,6 +116,7 @@ def charged_release(
     with a Counter, as soon as it has counted, inside the charge (which then commits nothing).
 
     Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
+    allocation = plan_allocation(plan, allocation)  # a count plan's `Allocation` as it is
     check_fingerprint(account, statistics_source.table.num_rows if statistics_source else None)
     counts: TrueCounts | Counter
     if isinstance(true_counts, TrueCounts):

@@ -5,11 +5,11 @@ import dataclasses
 
 import numpy as np
 
-from dprelease.accounting.allocation import allocate
 from dprelease.plan.parse import parse_plan
 from dprelease.plan.schema import CategoricalColumn
 from dprelease.plan.subtables import Workload, determines, shared_key
 from dprelease.postprocess.pipeline import postprocess
+from dprelease.stats.allocation import allocate
 from dprelease.strategy.domain import build_domain, downward_closure
 from dprelease.strategy.merge import _unions
 from dprelease.strategy.residual import ErrorModel
