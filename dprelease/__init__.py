@@ -46,7 +46,8 @@ inward: each line imports only from lines above it or from its own subpackage.
                     `auto`'s forced choice, the plan's accounting rules)
     splitting       numerical solvers for optimal budget splits
     shares          each table's share in the accountant's unit; fit_exactly (exact sums)
-    allocation      allocate(plan): each table's budget and noise, the composed total
+    allocation      allocate(plan): each count table's budget and noise, their composed
+                    total (a plan with statistics is stats/allocation's)
     auto            `accounting: auto`: choose_accountant, the least expected error
     strategy_allocation  the allocation under `strategy: auto` (the strategy's measurements)
     counted         what a release counts: the tables and the unions the strategy measures
@@ -87,8 +88,9 @@ inward: each line imports only from lines above it or from its own subpackage.
 - stats/          statistics beyond counts (quantiles, sums, means, domain discovery, sparse
                   vector). Below release/: a statistic is priced by accounting/'s mechanisms
                   and reads data/'s rows, and release/ draws it (handing it secure noise), so
-                  it sits between the two; accounting/'s allocate hands a plan with statistics
-                  to stats/allocation (one call, the only import up: issue 26).
+                  it sits between the two. The whole plan's allocation is here (issue 26):
+                  stats/allocation takes the statistics' shares off the total and hands the
+                  count tables down to accounting/'s allocate, which never asks for them.
     budget          Share (a budget in the accountant's unit), StatContext (who neighbours are)
     kind, registry  one StatisticKind object per kind and method (calibrate, draw, errors,
                     texts); the registry is the only importer of the statistic modules
@@ -100,8 +102,9 @@ inward: each line imports only from lines above it or from its own subpackage.
                     statistics), logistic (objective perturbation), pca (noisy covariance)
     noise, ranks    the noise a draw is handed (secure from release/, or PREVIEW numpy)
     entry           a statistic's calibrated budget, its plan --json entry, its errors
-    allocation      statistics' and discoveries' shares off the total first, composed with the
-                    counts under every accountant
+    allocation      allocate(plan) -> PlanAllocation, the whole plan's (what `plan` prints
+                    and a release spends): statistics' and discoveries' shares off the total
+                    first, composed with the counts under every accountant
     data, source    CONFIDENTIAL rows a statistic reads; sparse_vector (Sparse(c), for
                     release/suggest)
 - release/        where true counts meet noise, and what leaves the tool

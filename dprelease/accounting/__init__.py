@@ -1,6 +1,7 @@
 """Privacy accounting, no data needed: composition and conversions, the noise mechanisms
 (`mechanisms/`, one object each in a registry), the accountants (`accountants/`, likewise:
-pure, zcdp, approx, advanced; `auto` chooses among them), budget splitting and allocation,
+pure, zcdp, approx, advanced; `auto` chooses among them), budget splitting and the count
+tables' allocation (a whole plan's, statistics included, is `dprelease.stats.allocation`'s),
 tradeoffs.
 
 Public names are re-exported lazily (imported on first use); library code imports them from

@@ -17,7 +17,8 @@ errors, their texts and its CSV labels. Its spec is the plan's (`dprelease.plan.
 - aggregate_mean means by sample and aggregate: the exponential median of random groups' means
 - noise, ranks   the noise a draw is handed; the quantile's utility
 - entry          a statistic's budget entry (plan --json), its data-free error curve
-- allocation     statistics' and discoveries' shares, composed with the counts
+- allocation     the whole plan's allocation (PlanAllocation): statistics' and discoveries'
+                 shares, composed with the counts
 - data, source   CONFIDENTIAL rows of a statistic
 - sparse_vector  Sparse(c) / AboveThreshold: which candidates are above T (release/suggest)
 - command        release/validate of plans with statistics (CLI)

@@ -159,7 +159,7 @@ def _unit(kind: StatisticKind[Any], statistic: StatisticTable) -> str:
 
 
 class WithStatistics(Protocol):
-    """What `statistics_text` reads of an allocation (`accounting.allocated.Allocation`)."""
+    """What `statistics_text` reads of an allocation (`allocation.PlanAllocation`)."""
 
     @property
     def statistics(self) -> tuple[StatisticBudget, ...]: ...
