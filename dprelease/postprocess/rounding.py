@@ -34,6 +34,7 @@ RoundingMethod = Literal["auto", "milp", "sequential"]
 MILP_CELL_LIMIT = 5_000  # above this, the sequential method (see the benchmark)
 MILP_TIME_LIMIT = 20.0  # seconds; on time-out without a solution, fall back to sequential
 WIDEN = 2
+LP_BATCH_CELLS = 2_000  # free cells per two-sum LP (bench/bench_postprocess.py, issue 25)
 SNAP = 1e-7  # a value this close to a whole number counts as that number
 
 
@@ -169,7 +170,10 @@ def _round_two_sums(
     and integer targets, every vertex of the LP is whole (two-way controlled rounding always
     exists, Bacharach 1966). The graph falls apart into independent blocks (one per state
     for county × age × sex × race), each a small LP for HiGHS's dual simplex, which returns
-    a vertex. None if a block fails, and the caller falls back to the MILP.
+    a vertex. Blocks are solved together up to `LP_BATCH_CELLS` free cells per LP: one call
+    per block spent most of its time setting HiGHS up (1,177 calls, 4 of a consistent
+    release's 11 s on the sample), and one LP over 100,000 cells is slower than its parts.
+    None if an LP fails, and the caller falls back to the MILP.
     """
     from scipy import sparse
     from scipy.optimize import linprog
@@ -200,7 +204,7 @@ def _round_two_sums(
     free = np.flatnonzero(~whole_value)
     order = free[np.argsort(block_of_cell[free], kind="stable")]
     bounds = np.flatnonzero(np.diff(block_of_cell[order])) + 1
-    for cells in np.split(order, bounds) if order.size else []:
+    for cells in _batches(np.split(order, bounds) if order.size else [], LP_BATCH_CELLS):
         rows_a, group_a = np.unique(first[cells], return_inverse=True)
         rows_b, group_b = np.unique(second[cells], return_inverse=True)
         matrix = sparse.vstack(
@@ -225,6 +229,23 @@ def _round_two_sums(
         if not np.array_equal(np.bincount(group, weights=rounded, minlength=targets.size), targets):
             return None
     return rounded
+
+
+def _batches(blocks: list[np.ndarray], cells: int) -> list[np.ndarray]:
+    """Consecutive blocks joined until each batch holds at least `cells` cells (the last may
+    hold fewer): an optimal vertex of independent blocks together is one of each block."""
+    batches: list[np.ndarray] = []
+    pending: list[np.ndarray] = []
+    size = 0
+    for block in blocks:
+        pending.append(block)
+        size += block.size
+        if size >= cells:
+            batches.append(np.concatenate(pending))
+            pending, size = [], 0
+    if pending:
+        batches.append(np.concatenate(pending))
+    return batches
 
 
 def _aggregate(group: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
