@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dprelease.cli import main
-from helpers.cli import run as run_child
+from helpers.cli import run_child
 
 EDGES = (
     "from,to\nAlice,Bob\nAlice,Cathy\nAlice,Ed\nCathy,Bob\nCathy,Dave\nCathy,Fred\n"

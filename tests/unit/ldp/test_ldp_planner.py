@@ -26,7 +26,7 @@ from dprelease.ldp import (
     simulate_schemes,
 )
 from helpers import ROOT
-from helpers.cli import child_env
+from helpers.cli import run as run_in_process
 
 SAMPLE = ROOT / "data" / "census_sample.csv"
 
@@ -200,14 +200,7 @@ def test_scheme_simulation_agrees_with_the_planner():
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dprelease", "ldp", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        env=child_env(),
-    )
+    return run_in_process("ldp", *args)
 
 
 def test_cli_plan_json_shape_and_values():

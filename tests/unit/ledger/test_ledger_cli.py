@@ -2,7 +2,6 @@
 
 import json
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.ledger.store import Ledger
-from helpers.cli import child_env
+from helpers.cli import run as run_in_process
 from helpers.plans import plan_dict
 
 ROWS = "age,sex,race\n" + "".join(
@@ -23,14 +22,7 @@ ROWS = "age,sex,race\n" + "".join(
 def run(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dprelease", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=child_env(**(env or {})),
-        timeout=120,
-    )
+    return run_in_process(*args, cwd=cwd, env=env)
 
 
 @pytest.fixture
