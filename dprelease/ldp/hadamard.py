@@ -44,9 +44,10 @@ def walsh_hadamard(counts: np.ndarray) -> np.ndarray:
     half = 1
     while half < size:
         blocks = out.reshape(*out.shape[:-1], size // (2 * half), 2, half)
-        first, second = blocks[..., 0, :].copy(), blocks[..., 1, :].copy()
-        blocks[..., 0, :] = first + second
-        blocks[..., 1, :] = first - second
+        first, second = blocks[..., 0, :], blocks[..., 1, :]  # views into `out`
+        kept = first.copy()
+        first += second  # in place: three passes over the data, not six (issue 25)
+        np.subtract(kept, second, out=second)
         half *= 2
     return out
 

@@ -3,6 +3,7 @@ driven by Playwright (Playwright's own browser download does not work on our mac
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -129,13 +130,23 @@ def streamlit_server(
             process.kill()
 
 
+STATUS_WIDGET = '[data-testid="stStatusWidget"]'
+START = 300  # ms: the longest an action's run takes to show the status widget
+
+
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until Streamlit has finished the current run (its status widget is gone)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
-    )
-    page.wait_for_timeout(200)
+    """Wait until Streamlit has finished the current run (its status widget is gone).
+
+    The run an action asks for shows the status widget as soon as the browser sends it (and
+    keeps it 200 ms after the run, as it fades); an action that asks for no run shows none, so
+    the widget is awaited at most `START` ms rather than for a fixed pause (issue 25: the
+    suite's fixed pauses were half a second per step)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):  # no run started: nothing to wait for
+        page.wait_for_selector(STATUS_WIDGET, state="attached", timeout=START)
+    page.wait_for_selector(STATUS_WIDGET, state="detached", timeout=timeout)
+    page.wait_for_timeout(100)
 
 
 class RunWatch:
