@@ -37,8 +37,44 @@ def _parity(values: np.ndarray) -> np.ndarray:
     return (x & np.uint64(1)).astype(bool)
 
 
+EXACT_FLOAT = 2**53  # every integer below this is a float64
+BLOCK_BITS = 5  # stages done at once: one product with the 32×32 Hadamard matrix
+
+
 def walsh_hadamard(counts: np.ndarray) -> np.ndarray:
-    """H @ counts along the last axis (length a power of two) in K·log₂K additions."""
+    """H @ counts along the last axis (length a power of two), exactly, as int64.
+
+    The stages (one per bit) commute, so `BLOCK_BITS` of them are one product with a small
+    Hadamard matrix, which BLAS does in float64 about three times faster than int64
+    butterflies over 2^20 values or more (issue 25). Exact while Σ|counts| < 2^53: every partial
+    sum is then an integer that a float holds; larger inputs take the int64 butterflies."""
+    counts = np.asarray(counts)
+    if float(np.abs(counts).sum(dtype=np.float64)) >= EXACT_FLOAT / 2:
+        return _butterflies(counts)
+    size = counts.shape[-1]
+    lead = counts.shape[:-1]
+    bits = size.bit_length() - 1
+    out = counts.astype(np.float64)
+    done = 0
+    while done < bits:
+        step = min(BLOCK_BITS, bits - done)
+        below = 1 << done  # the stages already done act on the lowest bits
+        blocks = out.reshape(*lead, size // (below << step), 1 << step, below)
+        out = np.matmul(_hadamard(step), blocks).reshape(*lead, size)
+        done += step
+    exact: np.ndarray = np.rint(out).astype(np.int64)
+    return exact
+
+
+def _hadamard(bits: int) -> np.ndarray:
+    """The 2^bits × 2^bits Hadamard matrix (Sylvester's), as float64."""
+    rows = np.arange(1 << bits)
+    matrix: np.ndarray = 1.0 - 2.0 * _parity(rows[:, None] & rows[None, :])
+    return matrix
+
+
+def _butterflies(counts: np.ndarray) -> np.ndarray:
+    """H @ counts in int64, K·log₂K additions (for sums beyond a float's integers)."""
     out = counts.astype(np.int64).copy()
     size = out.shape[-1]
     half = 1
@@ -46,7 +82,7 @@ def walsh_hadamard(counts: np.ndarray) -> np.ndarray:
         blocks = out.reshape(*out.shape[:-1], size // (2 * half), 2, half)
         first, second = blocks[..., 0, :], blocks[..., 1, :]  # views into `out`
         kept = first.copy()
-        first += second  # in place: three passes over the data, not six (issue 25)
+        first += second  # in place: three passes over the data, not six
         np.subtract(kept, second, out=second)
         half *= 2
     return out
