@@ -44,19 +44,32 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _tree_rss(root: int) -> int:
-    """Resident bytes of `root` and all its descendants now."""
+def _tree_rss(root: int) -> list[tuple[int, str]]:
+    """Resident bytes and a short name of `root` and each of its descendants now."""
     tree = _children()
-    total, todo = 0, [root]
+    found, todo = [], [root]
     while todo:
         pid = todo.pop()
         todo.extend(tree.get(pid, []))
         try:
             resident_pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except (OSError, IndexError, ValueError):
             continue
-        total += resident_pages * PAGE
-    return total
+        found.append((resident_pages * PAGE, _short_name(command)))
+    return found
+
+
+def _short_name(command: list[bytes]) -> str:
+    """What kind of process this is: pytest worker, streamlit, chromium, java, python -m …"""
+    words = [w.decode(errors="replace") for w in command if w]
+    text = " ".join(words)
+    for kind in ("chromium", "java", "streamlit", "pyspark.daemon", "playwright"):
+        if kind in text:
+            return kind
+    if "exec(eval(sys.stdin.readline()))" in text:
+        return "pytest worker"
+    return " ".join(Path(w).name for w in words[:3])[:40]
 
 
 def run_once(pytest_args: list[str], log: Path | None = None) -> tuple[float, int, str]:
@@ -73,12 +86,16 @@ def run_once(pytest_args: list[str], log: Path | None = None) -> tuple[float, in
         text=True,
     )
     peak = 0
+    at_peak: list[tuple[int, str]] = []
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, at_peak
         while not done.is_set():
-            peak = max(peak, _tree_rss(process.pid))
+            processes = _tree_rss(process.pid)
+            total = sum(rss for rss, _ in processes)
+            if total > peak:
+                peak, at_peak = total, processes
             done.wait(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -92,7 +109,16 @@ def run_once(pytest_args: list[str], log: Path | None = None) -> tuple[float, in
     lines = [line for line in output.splitlines() if line.strip()]
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
     summary = "\n".join([*failed, lines[-1]]) if lines else "(no output)"
-    return wall, peak, summary
+    return wall, peak, summary + "\n  at the peak: " + _by_kind(at_peak)
+
+
+def _by_kind(processes: list[tuple[int, str]]) -> str:
+    """The peak's processes summed by kind, largest first (e.g. "pytest worker ×2 1.31 GiB")."""
+    kinds: dict[str, list[int]] = {}
+    for rss, name in processes:
+        kinds.setdefault(name, []).append(rss)
+    ranked = sorted(kinds.items(), key=lambda item: -sum(item[1]))
+    return ", ".join(f"{name} ×{len(sizes)} {sum(sizes) / 2**30:.2f} GiB" for name, sizes in ranked)
 
 
 def main() -> int:
