@@ -30,12 +30,27 @@ settings.load_profile("dprelease")
 # a time, and the other worker takes the light tests (the suite's peak memory stays < 3 GB).
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups (else: no group)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif "spark" in item.nodeid.lower():
             item.add_marker(pytest.mark.xdist_group("spark"))
+
+
+@pytest.hookimpl(trylast=True)  # after xdist has written each group into its tests' ids
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Fail loudly when pytest-xdist's loadgroup ignores the groups: with pytest 9.2 and
+    xdist 3.8 it did, silently, and two Chromiums and two JVMs ran at once (issue 25)."""
+    if not getattr(session.config.option, "loadgroup", False):  # not under xdist
+        return
+    grouped = [i for i in session.items if i.get_closest_marker("xdist_group") is not None]
+    if grouped and not grouped[0].nodeid.endswith(("@browser", "@spark")):
+        raise pytest.UsageError(
+            "pytest-xdist did not take the test groups (pytest "
+            f"{pytest.__version__}); install the versions in requirements-dev.txt."
+        )
 
 
 @pytest.fixture(autouse=True)
