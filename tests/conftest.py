@@ -12,6 +12,7 @@ test modules import helpers, never each other.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,16 @@ from helpers import ROOT
 # (issue 25: "no test may depend on luck for its time"). Tests set their own max_examples.
 settings.register_profile("dprelease", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("dprelease")
+
+# Spark's JVM in the suite: a capped heap (a default JVM may take a quarter of the machine's
+# memory), one garbage-collector thread and only the quick JIT tier (the tests' jobs are
+# kilobytes; the optimising compiler's threads cost more CPU than they save). PySpark reads
+# this variable when it starts the JVM; child processes get it through `helpers.cli.child_env`.
+SPARK_SUBMIT_ARGS = (
+    "--driver-memory 512m --conf "
+    '"spark.driver.extraJavaOptions=-XX:+UseSerialGC -XX:TieredStopAtLevel=1" pyspark-shell'
+)
+os.environ.setdefault("PYSPARK_SUBMIT_ARGS", SPARK_SUBMIT_ARGS)
 
 # pytest-xdist (`-n 2 --dist loadgroup`, the README's command): tests that start a heavy
 # process share one worker, so at most one Chromium + Streamlit server and one Spark JVM run at

@@ -30,8 +30,9 @@ def child_env(**extra: str) -> dict[str, str]:
     """A bare environment for a child `dprelease`: this worktree's code, a plain PATH, and the
     test's own ledger (tests/conftest.py), so that a release never charges ~/.dprelease."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    if "DPRELEASE_LEDGER" in os.environ:
-        env["DPRELEASE_LEDGER"] = os.environ["DPRELEASE_LEDGER"]
+    for name in ("DPRELEASE_LEDGER", "PYSPARK_SUBMIT_ARGS"):  # the test's ledger; Spark's JVM
+        if name in os.environ:
+            env[name] = os.environ[name]
     return {**env, **extra}
 
 

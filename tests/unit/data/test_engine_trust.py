@@ -35,6 +35,7 @@ from dprelease.errors import DataError, PlanError
 from dprelease.ledger.store import Ledger
 from dprelease.plan.parse import load_plan, loads_plan
 from helpers import ROOT
+from helpers.cli import child_env
 from helpers.engines import ENGINES, needs_spark
 
 PLAN = """version: 1
@@ -220,7 +221,7 @@ def test_spark_prints_no_record_and_no_log_of_its_own(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+        env=child_env(PATH=os.environ["PATH"], HOME=str(tmp_path)),
         timeout=300,
     )
     assert secret not in result.stderr + result.stdout
