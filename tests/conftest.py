@@ -12,6 +12,7 @@ test modules import helpers, never each other.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -35,6 +36,23 @@ SPARK_SUBMIT_ARGS = (
     '"spark.driver.extraJavaOptions=-XX:+UseSerialGC -XX:TieredStopAtLevel=1" pyspark-shell'
 )
 os.environ.setdefault("PYSPARK_SUBMIT_ARGS", SPARK_SUBMIT_ARGS)
+
+
+def _scan_components_once() -> None:
+    """Every AppTest starts a Streamlit runtime, which reads the metadata of every installed
+    package for custom components (about 0.6 s each time, some 3 minutes over the suite). The
+    installed packages do not change during a run, so the first scan's answer is kept; the
+    real server (`streamlit run`, the browser tests) still scans once at its start."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # another Streamlit: nothing to keep
+        return
+    manifest_scanner.scan_component_manifests = functools.cache(
+        manifest_scanner.scan_component_manifests
+    )
+
+
+_scan_components_once()
 
 # pytest-xdist (`-n 2 --dist loadgroup`, the README's command): tests that start a heavy
 # process share one worker, so at most one Chromium + Streamlit server and one Spark JVM run at
