@@ -132,6 +132,7 @@ def streamlit_server(
 
 STATUS_WIDGET = '[data-testid="stStatusWidget"]'
 START = 300  # ms: the longest an action's run takes to show the status widget
+SETTLE = 200  # ms without the widget that count as idle
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
@@ -145,8 +146,11 @@ def wait_idle(page, timeout: float = 60_000) -> None:
 
     with contextlib.suppress(PlaywrightTimeout):  # no run started: nothing to wait for
         page.wait_for_selector(STATUS_WIDGET, state="attached", timeout=START)
-    page.wait_for_selector(STATUS_WIDGET, state="detached", timeout=timeout)
-    page.wait_for_timeout(100)
+    while True:  # a run may ask for another (st.rerun): idle is no widget for SETTLE ms
+        page.wait_for_selector(STATUS_WIDGET, state="detached", timeout=timeout)
+        page.wait_for_timeout(SETTLE)
+        if page.locator(STATUS_WIDGET).count() == 0:
+            return
 
 
 class RunWatch:
