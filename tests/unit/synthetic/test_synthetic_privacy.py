@@ -61,7 +61,12 @@ def test_synthesize_is_given_only_the_post_processed_measurements(
     assert set(received) == {s.name for s in plan.tables}
     for name, cells in received.items():
         assert np.array_equal(cells, expected.released_counts[name]), name
-        assert not np.array_equal(cells, counts.counts[name]), name  # noisy, not the truth
+    # Noisy, not the truth. Judged over all cells at once: a one-cell table such as the
+    # total can round back to its true count by chance (it did, once in CI).
+    names = sorted(received)
+    given_cells = np.concatenate([np.ravel(received[n]) for n in names])
+    true_cells = np.concatenate([np.ravel(counts.counts[n]) for n in names])
+    assert not np.array_equal(given_cells, true_cells)
 
 
 BLOCKED_RUN = """
