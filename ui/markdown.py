@@ -44,7 +44,7 @@ def md(text: object) -> str:
 def md_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A frame for `st.table`, which renders every cell and header as Markdown: headers and
     text cells escaped (numbers and missing values stay as they are, and are shown as such)."""
-    out = frame.map(_md_cell)
+    out = frame.astype(object).map(_md_cell)  # a categorical would map its whole dictionary
     out.columns = [md(name) for name in frame.columns]
     return out
 
