@@ -115,9 +115,7 @@ def test_closed_form_variance_matches_2000_simulated_collections(name, epsilon):
     # 20 M reports at once took a test worker 0.9 GB above its size; a few hundred
     # collections at a time give the same draws' law in an eighth of the memory.
     chunk = np.ascontiguousarray(np.broadcast_to(values, (COLLECTIONS // 8, n)))
-    estimates = np.concatenate(
-        [protocol.estimate_counts(chunk, epsilon, d, rng) for _ in range(8)]
-    )
+    estimates = np.concatenate([protocol.estimate_counts(chunk, epsilon, d, rng) for _ in range(8)])
     support = protocol.probabilities(epsilon, d)
     low, high = chi2_interval(COLLECTIONS - 1)
     for value, count in enumerate(TRUE_COUNTS):
