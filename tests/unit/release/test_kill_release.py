@@ -13,7 +13,6 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ import pytest
 from dprelease.ledger.store import Ledger
 from helpers import ROOT
 from helpers.cli import child_env
+from helpers.inotify import wait_for_entry
 
 PLAN = ROOT / "data" / "census_sample.plan.yaml"
 DATA = ROOT / "data" / "census_sample.csv"
@@ -58,15 +58,11 @@ def charges(ledger: Path) -> int:
 
 
 def stop_when_something_appears(process: subprocess.Popen[str], folder: Path) -> list[Path]:
-    """Busy-watch `folder`; SIGSTOP the process as soon as an entry appears."""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        entries = list(folder.iterdir())
-        if entries:
-            process.send_signal(signal.SIGSTOP)
-            return list(folder.iterdir())
-        if process.poll() is not None:
-            break
+    """SIGSTOP the process the instant an entry appears in `folder` (inotify wakes us: no
+    core is spent polling while the release computes)."""
+    if wait_for_entry(folder, 240, lambda: process.poll() is not None):
+        process.send_signal(signal.SIGSTOP)
+        return list(folder.iterdir())
     return []
 
 
