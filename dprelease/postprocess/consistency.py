@@ -32,6 +32,11 @@ import numpy as np
 from dprelease.plan.subtables import Workload, key_cells
 
 CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
+# A feasible solve takes under 70 iterations on the sample (3,527 constraints); an active set
+# whose fixed cells leave no consistent solution never converges, and took 20 per constraint
+# (70,540 iterations, 4-7 s, in every accuracy simulation: a release once ran 140 s). Such a
+# solve fails the consistency check after this cap just as after 70,540.
+CG_MAX_ITERATIONS = 2_000
 ACTIVE_SET_ROUNDS = 100
 FEASIBLE_TOL = 1e-6
 
@@ -96,7 +101,13 @@ def _solve_multipliers(
         return np.zeros(schur.shape[0])
     with np.errstate(all="ignore"):  # infeasible fixed bounds break down to NaN: caught later
         solution, _ = cg(
-            schur, rhs, x0=guess, rtol=0.0, atol=atol, M=preconditioner, maxiter=20 * rhs.size
+            schur,
+            rhs,
+            x0=guess,
+            rtol=0.0,
+            atol=atol,
+            M=preconditioner,
+            maxiter=min(20 * rhs.size, CG_MAX_ITERATIONS),
         )
     return solution
 
