@@ -77,8 +77,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     xdist 3.8 it did, silently, and two Chromiums and two JVMs ran at once (issue 25)."""
     if not getattr(session.config.option, "loadgroup", False):  # not under xdist
         return
-    grouped = [i for i in session.items if i.get_closest_marker("xdist_group") is not None]
-    if grouped and not grouped[0].nodeid.endswith(("@browser", "@spark")):
+    grouped = [
+        (item, marker.args[0] if marker.args else marker.kwargs.get("name"))
+        for item in session.items
+        if (marker := item.get_closest_marker("xdist_group")) is not None
+    ]
+    if grouped and not grouped[0][0].nodeid.endswith(f"@{grouped[0][1]}"):
         raise pytest.UsageError(
             "pytest-xdist did not take the test groups (pytest "
             f"{pytest.__version__}); install the versions in requirements-dev.txt."

@@ -135,8 +135,8 @@ def streamlit_server(
 STATUS_WIDGET = '[data-testid="stStatusWidget"]'
 START = 300  # ms: the longest an action's run takes to show the status widget
 SETTLE = 200  # ms without the widget that count as idle
-GRACE = 0.15  # s: the longest an action takes to send its request to the server
-QUIET = 0.1  # s without a message that count as idle once the last run has ended
+GRACE = 0.3  # s: the longest an action takes to send its request (a loaded machine)
+QUIET = 0.3  # s without a message that count as idle (a run may ask for another)
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:

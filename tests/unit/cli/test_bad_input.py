@@ -370,7 +370,15 @@ def test_bad_input_in_process(kind: Kind, tmp_path: Path, capsys: pytest.Capture
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "kind",
-    [k for k in KINDS if k.name in SUBPROCESS],
+    [
+        # the two large children share one worker, one after the other: side by side they
+        # were 1.1 GB of the suite's peak
+        pytest.param(k, marks=pytest.mark.xdist_group("large_children"))
+        if k.name in ONLY_AS_A_PROCESS
+        else k
+        for k in KINDS
+        if k.name in SUBPROCESS
+    ],
     ids=sorted(SUBPROCESS, key=[k.name for k in KINDS].index),
 )
 def test_bad_input_as_a_real_process(kind: Kind, tmp_path: Path):
