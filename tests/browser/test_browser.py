@@ -15,7 +15,6 @@ import pytest
 
 from helpers.browser import (
     BROWSER_TEST,
-    RunWatch,
     choose_kind,
     column_expander,
     create_and_download_release,
@@ -50,7 +49,6 @@ def reload_as_new_session(page) -> None:
 
 def open_page(browser, url: str):
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    RunWatch(page)  # wait_idle reads the runs from the websocket
     page.set_default_timeout(60_000)
     page.goto(url)
     page.get_by_role("heading", name="1 · Data").wait_for()

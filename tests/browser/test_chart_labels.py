@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import streamlit  # noqa: F401  (sets plotly's default template to the one the app draws with)
 
-from helpers.browser import BROWSER_TEST, CHROMIUM_FLAGS, SCREENSHOTS, RunWatch, chromium_path
+from helpers.browser import BROWSER_TEST, CHROMIUM_FLAGS, SCREENSHOTS, chromium_path
 from ui import charts
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -140,7 +140,6 @@ def test_charts_with_long_labels_hold_them_without_overlap(tmp_path, width):
     with playwright_api.sync_playwright() as driver:
         chromium = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         page = chromium.new_page(viewport=WINDOW)
-        RunWatch(page)  # wait_idle reads the runs from the websocket
         for name, (figure, rows) in _figures().items():
             html = tmp_path / f"{name}.html"
             figure.write_html(html, include_plotlyjs=True, full_html=True, default_width="100%")

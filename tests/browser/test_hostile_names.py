@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from helpers.browser import BROWSER_TEST, RunWatch, create_release, file_input, go, wait_idle
+from helpers.browser import BROWSER_TEST, create_release, file_input, go, wait_idle
 from helpers.hostile import FILE_NAME, HOST, PLAN_NAME, hostile_csv, hostile_plan
 from ui.budget_tabs import TABS
 
@@ -38,7 +38,6 @@ def test_no_page_makes_the_browser_fetch_a_planted_address(server, browser, tmp_
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     context.route("**/*", only_local)
     page = context.new_page()
-    RunWatch(page)  # wait_idle reads the runs from the websocket
     page.set_default_timeout(60_000)
     page.goto(server)
     page.get_by_role("heading", name="1 · Data").wait_for()

@@ -14,7 +14,6 @@ import pytest
 from helpers.browser import (
     BROWSER_TEST,
     CHROMIUM_FLAGS,
-    RunWatch,
     choose_kind,
     chromium_path,
     coded_census_csv,
@@ -44,7 +43,6 @@ def test_codebook_labels_from_upload_to_released_csvs(tmp_path):
     ):
         chromium = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         page = chromium.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        RunWatch(page)  # wait_idle reads the runs from the websocket
         page.set_default_timeout(60_000)
         page.goto(url)
         page.get_by_role("heading", name="1 · Data").wait_for()

@@ -16,7 +16,6 @@ import pytest
 from helpers.browser import (
     BROWSER_TEST,
     CHROMIUM_FLAGS,
-    RunWatch,
     chromium_path,
     create_and_download_release,
     go,
@@ -60,7 +59,6 @@ def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
     ):
         chromium = driver.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         page = chromium.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        RunWatch(page)  # wait_idle reads the runs from the websocket
         page.set_default_timeout(120_000)
         page.goto(url)
         page.get_by_role("heading", name="1 · Data").wait_for()

@@ -15,7 +15,6 @@ from helpers.browser import (
     BROWSER_TEST,
     EPSILON_BOX,
     STATES,
-    RunWatch,
     choose_kind,
     coded_census_csv,
     column_expander,
@@ -59,7 +58,6 @@ def test_a_reload_resumes_the_plan_and_every_release_stays_downloadable(server, 
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = context.new_page()
-    RunWatch(page)  # wait_idle reads the runs from the websocket
     page.set_default_timeout(60_000)
     page.goto(server)
     page.get_by_role("heading", name="1 · Data").wait_for()

@@ -13,12 +13,10 @@ import subprocess
 import sys
 import time
 import urllib.request
-import weakref
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -135,22 +133,15 @@ def streamlit_server(
 STATUS_WIDGET = '[data-testid="stStatusWidget"]'
 START = 300  # ms: the longest an action's run takes to show the status widget
 SETTLE = 200  # ms without the widget that count as idle
-GRACE = 0.3  # s: the longest an action takes to send its request (a loaded machine)
-QUIET = 0.3  # s without a message that count as idle (a run may ask for another)
 
 
 def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until Streamlit has finished the runs the last action asked for.
+    """Wait until Streamlit has finished the current run (its status widget is gone).
 
-    A page with a `RunWatch` is read from its websocket: idle once every run asked for has
-    ended (a run ended early for another, by `st.rerun` or a newer request, does not count)
-    and nothing has arrived for `QUIET` seconds. Issue 25: waiting on the status widget cost
-    half a second per step, since it fades out 200 ms after a run and then needs a pause to
-    tell a finished run from a chained one."""
-    watch = _WATCHES.get(page)
-    if watch is not None:
-        watch.wait_idle(timeout / 1000)
-        return
+    The run an action asks for shows the status widget as soon as the browser sends it (and
+    keeps it 200 ms after the run, as it fades); an action that asks for no run shows none, so
+    the widget is awaited at most `START` ms rather than for a fixed pause (issue 25: the
+    suite's fixed pauses were half a second per step)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     with contextlib.suppress(PlaywrightTimeout):  # no run started: nothing to wait for
@@ -162,89 +153,25 @@ def wait_idle(page, timeout: float = 60_000) -> None:
             return
 
 
-_WATCHES: weakref.WeakKeyDictionary[Any, RunWatch] = weakref.WeakKeyDictionary()
-
-
 class RunWatch:
-    """The runs the server finished for one page, read from its websocket: the requests the
-    browser sends (`rerun_script`; `file_urls_request` and the upload it announces) and the
-    `new_session` and `script_finished` messages the server sends back. A fragment rerun
-    shows no status widget; this sees it end all the same. Create it before `page.goto`
-    (a reload's new socket is watched too); `wait_idle` then uses it."""
+    """The runs the server finished for one page, read from its websocket (`script_finished`
+    messages): a full run, or a fragment's. A fragment rerun shows no status widget, so
+    `wait_idle` cannot see it end; `wait_for_run` can. Create it before `page.goto`."""
 
     def __init__(self, page) -> None:
         self.page = page
         self.statuses: list[str] = []  # each finished run's status, in order
-        self.busy = False  # a run was asked for or is running, and has not ended
-        self.requests = 0  # requests sent so far
-        self.requests_waited = 0  # requests sent when `wait_idle` last returned
-        self.uploads = 0  # files on their way to the server (asked for, not yet sent)
-        self.last_message = self.last_upload = time.monotonic()
-        page.on("websocket", self._watch)
-        page.on("requestfinished", self._upload_ended)
-        page.on("requestfailed", self._upload_ended)
-        _WATCHES[page] = self
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
 
-    def _upload_ended(self, request) -> None:
-        if "/_stcore/upload_file" in request.url and self.uploads:
-            self.uploads -= 1
-            self.last_upload = time.monotonic()
-
-    def _watch(self, socket) -> None:
-        socket.on("framesent", self._sent)
-        socket.on("framereceived", self._received)
-
-    def _sent(self, payload: str | bytes) -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
-        if isinstance(payload, str):
-            return
-        message = BackMsg()
-        message.ParseFromString(payload)
-        kind = message.WhichOneof("type")
-        if kind == "file_urls_request":  # a file is sent next; its run (if any) after that
-            self.uploads += len(message.file_urls_request.file_names)
-        if kind == "rerun_script":
-            self.busy = True
-        if kind in ("rerun_script", "file_urls_request"):
-            self.requests += 1
-            self.last_message = time.monotonic()
-
-    def _received(self, payload: str | bytes) -> None:
+    def _frame(self, payload: str | bytes) -> None:
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         if isinstance(payload, str):
             return
         message = ForwardMsg()
         message.ParseFromString(payload)
-        self.last_message = time.monotonic()
-        kind = message.WhichOneof("type")
-        if kind == "new_session":  # a run started (perhaps one asked for by the last run)
-            self.busy = True
-        elif kind == "script_finished":
-            status = ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)
-            self.statuses.append(status)
-            self.busy = status == "FINISHED_EARLY_FOR_RERUN"  # another run follows
-
-    def wait_idle(self, timeout: float) -> None:
-        """Wait until every run asked for has ended; if the action asked for none yet, give
-        it `GRACE` seconds to do so."""
-        start = time.monotonic()
-        asked = self.requests > self.requests_waited
-        while True:
-            now = time.monotonic()
-            settled = (
-                not self.busy
-                and not self.uploads
-                and now - self.last_message >= QUIET
-                and now - self.last_upload >= GRACE  # an upload's run is asked for after it
-            )
-            if settled and (asked or now - start >= GRACE):
-                self.requests_waited = self.requests
-                return
-            if now - start > timeout:
-                raise TimeoutError("the server did not finish its runs in time")
-            self.page.wait_for_timeout(10)  # Playwright delivers the frames while it waits
+        if message.WhichOneof("type") == "script_finished":
+            self.statuses.append(ForwardMsg.ScriptFinishedStatus.Name(message.script_finished))
 
     def wait_for_run(self, after: int, timeout: float = 60) -> str:
         """Wait until more than `after` runs have finished; the status of run number `after`."""
