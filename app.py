@@ -6,6 +6,7 @@ Run with `streamlit run app.py`. It opens on the bundled sample data and plan.
 
 import streamlit as st
 
+from ui.heap import freeze_new_imports
 from ui.session import browser_guard, keep_plan, resume_offer, start_session
 from ui.sidebar import budget_meter
 from ui.state import workspace
@@ -32,3 +33,4 @@ try:
     page.run()
 finally:  # also after a page's st.stop() or st.rerun(): the plan is kept as it now is
     keep_plan(ws)
+    freeze_new_imports()  # Streamlit's full collection after each run then skips the imports
