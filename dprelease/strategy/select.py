@@ -37,6 +37,7 @@ from dprelease.strategy.optimise import (
     sparsest_epsilon_shape,
 )
 from dprelease.strategy.residual import ErrorModel
+from dprelease.strategy.shared_cache import shared_lru_cache
 
 StrategyAccounting = str  # the name of an accountant that `chooses_strategy`
 StrategyKind = Literal["auto", "workload"]
@@ -192,7 +193,7 @@ def _gaussian_shape(
     return tuple(float(x) for x in best)
 
 
-@lru_cache(maxsize=64)
+@shared_lru_cache(maxsize=64)  # the release's count and allocation threads both ask
 def _laplace_free_shape(
     domain: Domain, workload: tuple[Marginal, ...], weights: tuple[float, ...], kind: StrategyKind
 ) -> tuple[tuple[Marginal, ...], tuple[float, ...]]:
