@@ -21,6 +21,7 @@ from dprelease.data.engines.result import BatchAccumulator, CountResult
 from dprelease.data.engines.source import DataSource, describe, remote
 from dprelease.data.read import SizeLimits
 from dprelease.errors import DataError, InternalError
+from dprelease.limits import MAX_FINGERPRINT_COLUMNS
 from dprelease.plan.model import Plan
 
 Engine = Literal["auto", "arrow", "duckdb", "spark"]
@@ -84,6 +85,8 @@ def count_data(
     """
     limits = limits or SizeLimits()
     source = locate(location, limits)
+    if new_accumulator is not None:
+        check_record_width(source)
     if source.remote and engine not in ("auto", "spark"):
         raise DataError(f"Only the spark engine reads '{source.location}'; give --engine spark.")
     if source.fmt == "excel":
@@ -111,6 +114,16 @@ def count_data(
     return CountResult(result.counts, result.report, result.engine, accumulator)
 
 
+def check_record_width(source: DataSource) -> None:
+    """Refuse, from the header alone, records too wide to fingerprint whole (issue 25)."""
+    if len(source.columns) > MAX_FINGERPRINT_COLUMNS:
+        raise DataError(
+            f"{source.where} has {len(source.columns):,} columns; a release charged to a ledger "
+            f"fingerprints every column of every record, at most {MAX_FINGERPRINT_COLUMNS:,}. "
+            "Keep only the columns you need in the file, or release with --no-ledger."
+        )
+
+
 def scan_records(
     source: DataSource,
     limits: SizeLimits,
@@ -119,6 +132,7 @@ def scan_records(
 ) -> BatchAccumulator:
     """Show `accumulator` every record of any source: a local file or folder batch by batch
     (`arrow.scan_all`), a URI through Spark's executors (a fingerprint only)."""
+    check_record_width(source)
     if not source.remote:
         from dprelease.data.engines.arrow import scan_all
 

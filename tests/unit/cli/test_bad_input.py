@@ -1,10 +1,12 @@
 """Bad input, kind by kind: each has its expected outcome, and no input file is ever changed.
 
 A failure is exit 2 with exactly one stderr line, `error: ...`, that says what to change, and
-no traceback; text that is only unusual (Latin-1, UTF-16, 100,000 columns, a 50 MB line,
-formula-like labels, inf and NaN) is read and released. Most kinds run `cli.main` in-process
-(fast); the ones marked `SUBPROCESS` also run as the real `python -m dprelease`, and the two
-that take hundreds of megabytes (`ONLY_AS_A_PROCESS`) run only there.
+no traceback; text that is only unusual (Latin-1, UTF-16, 100,000 columns without a ledger,
+a 50 MB line, formula-like labels, inf and NaN) is read and released. Under a ledger, records
+of 100,000 columns are refused from the header: the ledger's key reads every column (0.9 GB).
+Most kinds run `cli.main` in-process (fast); the ones marked `SUBPROCESS` also run as the real
+`python -m dprelease`, and the two that take hundreds of megabytes (`ONLY_AS_A_PROCESS`) run
+only there.
 """
 
 from __future__ import annotations
@@ -112,7 +114,13 @@ KINDS = [
         check=_no_rows_left_out,
     ),
     Kind("duplicate column names", {"data.csv": b"sex,age,sex\nF,30,M\n"}, "duplicate column"),
-    Kind("100,000 columns", {"data.csv": _wide(100_000)}, None),
+    Kind("100,000 columns under a ledger", {"data.csv": _wide(100_000)}, "at most 10,000"),
+    Kind(
+        "100,000 columns without a ledger",
+        {"data.csv": _wide(100_000)},
+        None,
+        extra=("--no-ledger",),  # the count reads the plan's two columns only
+    ),
     Kind("one 50 MB line", {"data.csv": b"sex,age\n" + b"F" * 50_000_000 + b",30\nM,70\n"}, None),
     Kind("Excel zip bomb", {"data.xlsx": zip_bomb}, "unpacks to more than", data="data.xlsx"),
     Kind(
@@ -290,8 +298,9 @@ SUBPROCESS = {
     "release directory already exists",
     "data larger than the size limit",
     "formula-like labels",
-} | {"100,000 columns", "one 50 MB line"}
-ONLY_AS_A_PROCESS = {"100,000 columns", "one 50 MB line"}
+    "100,000 columns under a ledger",
+} | {"100,000 columns without a ledger", "one 50 MB line"}
+ONLY_AS_A_PROCESS = {"100,000 columns without a ledger", "one 50 MB line"}
 """Kinds that take hundreds of megabytes to read: a real process gives them back when it ends,
 while a test worker kept them for the rest of the suite (issue 25: its peak memory)."""
 
