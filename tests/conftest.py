@@ -16,6 +16,7 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,12 @@ import pytest
 from hypothesis import settings
 
 from helpers import ROOT
+
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set (as on our machines): otherwise
+# each worker rewrote every test module at collection (13 s instead of 8) and every Streamlit
+# server and child process compiled the package again. The caches are git-ignored.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Hypothesis draws the same examples on every run (a seed per test, from its name): a property
 # test's time and outcome never depend on luck, and a failure seen once is seen every time
