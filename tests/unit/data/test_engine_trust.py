@@ -236,6 +236,7 @@ def test_a_data_path_is_the_file_it_names_not_a_glob(tmp_path: Path, engine: str
 
 
 @needs_spark
+@pytest.mark.child_jvm
 def test_spark_prints_no_record_and_no_log_of_its_own(tmp_path: Path) -> None:
     secret = "SECRETVALUE4242"
     bad = tmp_path / "bad.csv"
