@@ -72,12 +72,13 @@ DECODED_BYTES_PER_VALUE = 8
 """The least a decoded value costs in memory (a float64 or an offset + index): the lower
 bound of a Parquet file's decoded size is rows × columns read × this."""
 
-MAX_FINGERPRINT_COLUMNS = 10_000
-"""The most columns a release charged to a ledger reads: the ledger's key fingerprints every
-column of every record, while an uncharged count reads only the plan's. Known from the header
-(or the metadata) before a record is read. Arrow's CSV reader costs about 100 µs and 10 KB per
-column whatever the rows: one line of 100,000 columns (0.9 MB) took 10 s and 0.9 GB. Census
-microdata have hundreds (the ACS person file about 500)."""
+MAX_RECORD_COLUMNS = 10_000
+"""The most columns read whole, i.e. every column of every record: a release charged to a
+ledger (its key fingerprints whole records) and a file opened in the dashboard (its Data page
+shows every column). Known from the header (or the metadata) before a record is read. Arrow's
+CSV reader costs about 100 µs and 10 KB per column whatever the rows: one line of 100,000
+columns (0.9 MB) took 10 s and 0.9 GB. Census microdata have hundreds (the ACS person file
+about 500). An uncharged count reads only the plan's columns and has no such limit."""
 
 MAX_VALUE_LABEL = 200
 """The longest codebook label of one code (a plan's `labels:`), in characters: long enough for

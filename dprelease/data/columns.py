@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from dprelease.errors import DataError, quote
+from dprelease.limits import MAX_RECORD_COLUMNS
 from dprelease.plan.model import did_you_mean
 
 TEXT = pa.dictionary(pa.int32(), pa.string())  # measured: faster than string + encode later
@@ -68,6 +69,11 @@ def select_columns(
                 "have the same name); each name may appear once."
             )
         first_seen[name] = number
+    if columns is None and len(available) > MAX_RECORD_COLUMNS:  # before pyarrow reads any
+        raise DataError(
+            f"The data has {len(available):,} columns; reading every column is limited to "
+            f"{MAX_RECORD_COLUMNS:,}. Keep only the columns you need in the file."
+        )
     wanted = list(dict.fromkeys([*(available if columns is None else columns), *numeric]))
     missing = [n for n in wanted if n not in available]
     if missing:

@@ -80,6 +80,12 @@ DATA = [
         "not a readable .xlsx",
         XLSX,
     ),
+    Upload(
+        "10,001 columns",  # every column is read for the Data page: refused from the header
+        "data.csv",
+        (",".join(f"c{i}" for i in range(10_001)) + "\n" + ",".join("x" * 10_001) + "\n").encode(),
+        "reading every column is limited to 10,000",
+    ),
     Upload("one 8 MB line", "data.csv", b"sex,age\n" + b"F" * (8 << 20) + b",30\nM,7\n", None),
     # the plan is not applied on upload: the columns are named F and 30 and shown as such
     Upload("first line is a record", "data.csv", b"F,30\nM,70\n", None),

@@ -21,7 +21,7 @@ from dprelease.data.engines.result import BatchAccumulator, CountResult
 from dprelease.data.engines.source import DataSource, describe, remote
 from dprelease.data.read import SizeLimits
 from dprelease.errors import DataError, InternalError
-from dprelease.limits import MAX_FINGERPRINT_COLUMNS
+from dprelease.limits import MAX_RECORD_COLUMNS
 from dprelease.plan.model import Plan
 
 Engine = Literal["auto", "arrow", "duckdb", "spark"]
@@ -116,10 +116,10 @@ def count_data(
 
 def check_record_width(source: DataSource) -> None:
     """Refuse, from the header alone, records too wide to fingerprint whole (issue 25)."""
-    if len(source.columns) > MAX_FINGERPRINT_COLUMNS:
+    if len(source.columns) > MAX_RECORD_COLUMNS:
         raise DataError(
             f"{source.where} has {len(source.columns):,} columns; a release charged to a ledger "
-            f"fingerprints every column of every record, at most {MAX_FINGERPRINT_COLUMNS:,}. "
+            f"fingerprints every column of every record, at most {MAX_RECORD_COLUMNS:,}. "
             "Keep only the columns you need in the file, or release with --no-ledger."
         )
 

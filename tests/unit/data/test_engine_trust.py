@@ -33,7 +33,7 @@ from dprelease.data.fingerprint import FingerprintAccumulator, RecordFingerprint
 from dprelease.data.read import read_data
 from dprelease.errors import DataError, PlanError
 from dprelease.ledger.store import Ledger
-from dprelease.limits import MAX_FINGERPRINT_COLUMNS
+from dprelease.limits import MAX_RECORD_COLUMNS
 from dprelease.plan.parse import load_plan, loads_plan
 from helpers import ROOT
 from helpers.cli import child_env
@@ -135,9 +135,9 @@ def test_records_too_wide_to_fingerprint_are_refused_from_the_header(
     tmp_path: Path, fmt: str, engine: str
 ) -> None:
     """A ledger's key reads every column: one line of 100,000 columns took 0.9 GB and 10 s in
-    Arrow's CSV reader. Beyond MAX_FINGERPRINT_COLUMNS the charged count is refused at once,
+    Arrow's CSV reader. Beyond MAX_RECORD_COLUMNS the charged count is refused at once,
     on every engine; the uncharged count (the plan's columns only) still runs."""
-    names = ["state", "sex", "age", *(f"c{i}" for i in range(MAX_FINGERPRINT_COLUMNS - 2))]
+    names = ["state", "sex", "age", *(f"c{i}" for i in range(MAX_RECORD_COLUMNS - 2))]
     table = pa.table(
         {n: pa.array(["01" if n == "state" else "F" if n == "sex" else "30"]) for n in names}
     )
