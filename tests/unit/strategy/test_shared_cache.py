@@ -29,37 +29,35 @@ def _blocking_function():
     return shape, entered, release, calls
 
 
-def _call_in_thread(function, argument: int, results: list) -> threading.Thread:
-    thread = threading.Thread(target=lambda: results.append(function(argument)))
-    thread.start()
-    return thread
+def _two_calls(first_argument: int, second_argument: int, wait: float):
+    """Call `shape(first)` on a thread and, once it is computing, `shape(second)` on another;
+    wait up to `wait` s for the second to enter the function, then let both finish. Returns
+    whether it entered, the arguments computed, the results, and the function."""
+    shape, entered, release, calls = _blocking_function()
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(shape(first_argument)))]
+    threads[0].start()
+    assert entered[0].wait(10)
+    threads.append(threading.Thread(target=lambda: results.append(shape(second_argument))))
+    threads[1].start()
+    second_entered = entered[1].wait(wait)
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    return second_entered, calls, results, shape
 
 
 def test_equal_concurrent_calls_compute_once_and_share_the_result():
-    shape, entered, release, calls = _blocking_function()
-    results: list = []
-    first = _call_in_thread(shape, 7, results)
-    assert entered[0].wait(10)
-    second = _call_in_thread(shape, 7, results)
-    assert not entered[1].wait(WAIT), "the second call computed the shape again"
-    release.set()
-    first.join(10)
-    second.join(10)
+    second_entered, calls, results, shape = _two_calls(7, 7, WAIT)
+    assert not second_entered, "the second call computed the shape again"
     assert calls == [7]
     assert results == [(7, 1), (7, 1)]
     assert shape(7) == (7, 1)  # and later calls hit the cache
 
 
 def test_calls_with_other_arguments_run_side_by_side():
-    shape, entered, release, calls = _blocking_function()
-    results: list = []
-    first = _call_in_thread(shape, 1, results)
-    assert entered[0].wait(10)
-    second = _call_in_thread(shape, 2, results)
-    assert entered[1].wait(10), "a call with other arguments waited for the first"
-    release.set()
-    first.join(10)
-    second.join(10)
+    second_entered, calls, _, _ = _two_calls(1, 2, 10)
+    assert second_entered, "a call with other arguments waited for the first"
     assert sorted(calls) == [1, 2]
 
 
