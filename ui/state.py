@@ -2,7 +2,8 @@
 
 Private data (the uploaded bytes, the parsed table, previews with true counts) lives here and
 nowhere else: never in `st.cache_data` (shared by every user of the server), never in a
-module-level variable, never on disk (only the public bundled sample's fingerprint is shared).
+module-level variable, never on disk (only what the public bundled sample and its plan give is
+shared between sessions: `ui/sample_memo.py`).
 The plan is kept as the plan file's mapping, so a half-finished plan survives every rerun and
 every error, and saving it gives the CLI's format;
 the plan alone (public) is also kept on the server under this browser's token
@@ -16,7 +17,6 @@ import functools
 import hashlib
 import json
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from dprelease.release.service import UploadData, open_ledger
 from dprelease.release.service import ledger_account as service_account
 from dprelease.release.suggest import Suggestion
 from dprelease.stats.allocation import PlanAllocation, allocate
+from ui.sample_memo import shared
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA = ROOT / "data" / "census_sample.csv"
@@ -154,6 +155,16 @@ def _sample_plan_json() -> str:
     return json.dumps(plan)
 
 
+@functools.cache
+def _sample_plan_key() -> str:
+    return json.dumps(json.loads(_sample_plan_json()), sort_keys=True)
+
+
+def _is_the_sample_plan(key: str) -> bool:
+    """Whether a plan's key (`plan_key`) is the bundled sample plan's, unchanged."""
+    return key == _sample_plan_key()
+
+
 def sample_plan_dict() -> PlanDict:
     """A fresh copy of the sample plan (callers may edit it)."""
     plan: PlanDict = json.loads(_sample_plan_json())
@@ -199,8 +210,15 @@ def parsed_table(ws: Workspace) -> pa.Table:
     """The upload parsed once per session (all columns as text) for the Data page."""
     upload = require_upload(ws)
     if ws.table is None:
-        ws.table = read_data(upload.data, filename=upload.name)
+        if upload.is_sample:  # public: parsed once per server (ui/sample_memo.py)
+            ws.table = shared("table", upload.sha256, lambda: _parsed(upload))
+        else:
+            ws.table = _parsed(upload)
     return ws.table
+
+
+def _parsed(upload: Upload) -> pa.Table:
+    return read_data(upload.data, filename=upload.name)
 
 
 def coverage(ws: Workspace) -> PlanCoverage | None:
@@ -213,11 +231,19 @@ def coverage(ws: Workspace) -> PlanCoverage | None:
     remembered = ws.memo.coverage
     if remembered is not None and remembered[:2] == key:
         return remembered[2]
-    try:
-        figures = plan_coverage(parsed_table(ws), plan)
-    except DPReleaseError:
-        return None
-    ws.memo.coverage = (*key, figures)
+
+    def figures_of_the_plan() -> PlanCoverage | None:
+        try:
+            return plan_coverage(parsed_table(ws), plan)
+        except DPReleaseError:
+            return None
+
+    if ws.upload.is_sample and _is_the_sample_plan(key[1]):  # public: once per server
+        figures = shared("coverage", ws.upload.sha256, figures_of_the_plan)
+    else:
+        figures = figures_of_the_plan()
+    if figures is not None:
+        ws.memo.coverage = (*key, figures)
     return figures
 
 
@@ -251,7 +277,10 @@ def _checked(ws: Workspace) -> _Checked:
     if text in recent:
         recent[text] = recent.pop(text)  # the most recent last
         return recent[text]
-    result = _parse_and_allocate(ws.plan)
+    if _is_the_sample_plan(plan_key(ws)):  # public: checked once per server
+        result = shared("checked", text, lambda: _parse_and_allocate(ws.plan))
+    else:
+        result = _parse_and_allocate(ws.plan)
     recent[text] = result
     while len(recent) > RECENT_PLANS:
         del recent[next(iter(recent))]
@@ -288,26 +317,15 @@ def records_fingerprint(ws: Workspace) -> RecordFingerprint:
     upload = require_upload(ws)
     remembered = ws.memo.records
     if remembered is None or remembered[0] != upload.sha256:
-        if upload.is_sample:
-            fingerprint = _sample_fingerprint(upload.sha256, lambda: parsed_table(ws))
+        if upload.is_sample:  # public: made once per server (ui/sample_memo.py)
+            fingerprint = shared(
+                "fingerprint", upload.sha256, lambda: fingerprint_table(parsed_table(ws))
+            )
         else:
             fingerprint = fingerprint_table(parsed_table(ws))
         remembered = (upload.sha256, fingerprint)
         ws.memo.records = remembered
     return remembered[1]
-
-
-_SAMPLE_FINGERPRINTS: dict[str, RecordFingerprint] = {}
-
-
-def _sample_fingerprint(sha256: str, table: Callable[[], pa.Table]) -> RecordFingerprint:
-    """The bundled sample's fingerprint, made once per server for its exact bytes: the sample is
-    public, so it may be shared between sessions, and every new session opens on it (a third
-    of a second each). Uploads are never kept here."""
-    if sha256 not in _SAMPLE_FINGERPRINTS:
-        _SAMPLE_FINGERPRINTS.clear()  # one sample: its bytes only change with the checkout
-        _SAMPLE_FINGERPRINTS[sha256] = fingerprint_table(table())
-    return _SAMPLE_FINGERPRINTS[sha256]
 
 
 def records_key(ws: Workspace) -> str:
