@@ -271,13 +271,15 @@ def _checked(ws: Workspace) -> _Checked:
     """The plan parsed and allocated, remembered for the plan's exact text: the sidebar and the
     page both ask on every run, the allocation's accountant search is not free, and a what-if
     often goes back to a total tried a moment ago. Plans and allocations are public; they are
-    kept in this session's workspace only."""
-    text = hashlib.sha256(plan_key(ws).encode()).hexdigest()  # not 8 copies of a long plan
+    kept in this session's workspace only, but for the bundled sample plan unchanged, which is
+    checked once per server (`ui/sample_memo.py`)."""
+    key = plan_key(ws)
+    text = hashlib.sha256(key.encode()).hexdigest()  # not 8 copies of a long plan
     recent = ws.memo.checked
     if text in recent:
         recent[text] = recent.pop(text)  # the most recent last
         return recent[text]
-    if _is_the_sample_plan(plan_key(ws)):  # public: checked once per server
+    if _is_the_sample_plan(key):
         result = shared("checked", text, lambda: _parse_and_allocate(ws.plan))
     else:
         result = _parse_and_allocate(ws.plan)

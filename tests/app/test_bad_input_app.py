@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,6 +87,13 @@ DATA = [
         "data.csv",
         (",".join(f"c{i}" for i in range(10_001)) + "\n" + ",".join("x" * 10_001) + "\n").encode(),
         "reading every column is limited to 10,000",
+    ),
+    Upload(
+        "10,001 Parquet columns",
+        "data.parquet",
+        lambda path: pq.write_table(pa.table({f"c{i}": ["x"] for i in range(10_001)}), path),
+        "reading every column is limited to 10,000",
+        "application/octet-stream",
     ),
     Upload("one 8 MB line", "data.csv", b"sex,age\n" + b"F" * (8 << 20) + b",30\nM,7\n", None),
     # the plan is not applied on upload: the columns are named F and 30 and shown as such
