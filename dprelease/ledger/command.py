@@ -38,17 +38,22 @@ def add_parser(commands: Any) -> None:
 
 def ledger_json(ledger: Ledger) -> dict[str, Any]:
     """`{"datasets": [{"key", "name", "cap": {"epsilon", "delta"}, "spent": {"epsilon",
-    "delta"}, "releases": [{"id", "created", "epsilon", "delta", "rho", "accounting",
-    "tables"}]}]}` (issue 11)."""
+    "delta"}, "composed": {"epsilon", "delta", "rule"}, "left": {"epsilon", "delta"},
+    "releases": [{"id", "created", "epsilon", "delta", "rho", "accounting", "tables"}]}]}`
+    (issue 11; `spent` holds the plain sums, `composed` the tightest valid total the ledger
+    enforces, issue 34)."""
     datasets = []
     for key, name in ledger.datasets():
         balance = ledger.balance(key)
+        total = balance.composed
         datasets.append(
             {
                 "key": key,
                 "name": name,
                 "cap": {"epsilon": balance.cap_epsilon, "delta": balance.cap_delta},
                 "spent": {"epsilon": balance.spent_epsilon, "delta": balance.spent_delta},
+                "composed": {"epsilon": total.epsilon, "delta": total.delta, "rule": total.rule},
+                "left": {"epsilon": balance.left_epsilon, "delta": balance.left_delta},
                 "releases": [entry.to_dict() for entry in ledger.entries(key)],
             }
         )
@@ -64,11 +69,13 @@ def _text(shown: dict[str, Any]) -> str:
         cap_text = (
             "no ε cap" if cap["epsilon"] is None else f"ε cap {budget_text(cap['epsilon'], 'down')}"
         )
+        total = data["composed"]
         lines.append(
             f"{data['key']}  {data['name'] or '(no name)'}: spent ε = "
             f"{budget_text(spent['epsilon'])}, δ = {budget_text(spent['delta'])} over "
-            f"{len(data['releases'])} release(s); {cap_text}, "
-            f"δ cap {budget_text(cap['delta'], 'down')}"
+            f"{len(data['releases'])} release(s) (summed); composed ε = "
+            f"{budget_text(total['epsilon'])}, δ = {budget_text(total['delta'])} "
+            f"({total['rule']}); {cap_text}, δ cap {budget_text(cap['delta'], 'down')}"
         )
         for release in data["releases"]:
             lines.append(
@@ -107,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"lifetime cap of {key[:12]}…: ε = {budget_text(balance.cap_epsilon or 0.0, 'down')}, "
         f"δ = {budget_text(balance.cap_delta, 'down')}; spent ε = "
-        f"{budget_text(balance.spent_epsilon)}, δ = {budget_text(balance.spent_delta)}"
+        f"{budget_text(balance.spent_epsilon)}, δ = {budget_text(balance.spent_delta)} "
+        f"(summed), composed ε = {budget_text(balance.composed.epsilon)}"
     )
     return 0

@@ -4,10 +4,12 @@ One SQLite file (stdlib `sqlite3`) holds, per data set (an *account*), every cha
 and a lifetime cap on ε (optional) and δ (1e-3, `DEFAULT_DELTA_CAP`, unless one is set).
 
 Accounts follow the parsed records, not the file's bytes (`dprelease.ledger.accounts`, with
-names and the upgrade of format-1 ledgers). Releases compose by basic
-composition: spent ε = Σ ε_i and spent δ = Σ δ_i, summed exactly with `Fraction` and rounded
-up, so floating-point addition can never under-count (ten charges of the float 0.1 add up to
-slightly more than 1, and a cap of 1.0 refuses the tenth).
+names and the upgrade of format-1 ledgers). Each charge keeps its privacy curve (ε, δ and, for
+zCDP, ρ); an account's releases compose by the tightest valid rule of a privacy filter
+(`dprelease.ledger.lifetime`: pure ε summed, zCDP ρ added and converted once, (ε, δ) summed),
+with exact sums (`Fraction`) rounded up, so floating-point addition can never under-count
+(ten charges of the float 0.1 add up to slightly more than 1, and a cap of 1.0 refuses the
+tenth). `Balance.spent_*` keeps the plain sums for the record.
 
 How a release is charged exactly once:
 
@@ -54,13 +56,14 @@ from dprelease.ledger.accounts import (
     resolve,
     upgrade,
 )
+from dprelease.ledger.lifetime import curve_of
 from dprelease.ledger.values import (
     DEFAULT_DELTA_CAP,
     Account,
     AlreadyChargedError,
     Balance,
     LedgerEntry,
-    cost,
+    guarantee_curve,
     shortfall,
 )
 from dprelease.limits import DELTA_LIMIT, EPSILON_CAP_LIMIT
@@ -234,7 +237,7 @@ class Ledger:
         cap = conn.execute("SELECT epsilon, delta FROM caps WHERE dataset = ?", (dataset,))
         cap_row = cap.fetchone()
         rows = conn.execute(
-            "SELECT epsilon, delta FROM charges WHERE dataset = ?", (dataset,)
+            "SELECT epsilon, delta, rho, accounting FROM charges WHERE dataset = ?", (dataset,)
         ).fetchall()
         cap_delta = cap_row["delta"] if cap_row else None
         return Balance(
@@ -243,6 +246,10 @@ class Ledger:
             spent_epsilon=round_up(exact_sum(row["epsilon"] for row in rows)),
             spent_delta=round_up(exact_sum(row["delta"] for row in rows)),
             releases=len(rows),
+            curves=tuple(
+                curve_of(row["epsilon"], row["delta"], row["rho"], row["accounting"])
+                for row in rows
+            ),
         )
 
     def _read(self, query: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
@@ -278,11 +285,11 @@ class Ledger:
         legacy: str | None = None,
     ) -> None:
         """Raise BudgetError if the release would exceed a cap now (advisory: takes no lock)."""
-        epsilon, delta = cost(guarantee)
+        curve = guarantee_curve(guarantee)
         with self._connection() as conn, self._guard():
             conn.execute("BEGIN")
             account = resolve(conn, dataset, name, legacy)
-            problem = shortfall(self._balance(conn, account.key), epsilon, delta)
+            problem = shortfall(self._balance(conn, account.key), curve)
         if problem is not None:
             raise BudgetError(problem)
 
@@ -362,7 +369,7 @@ class Ledger:
             raise InternalError("a release_id must be a non-empty token of at most 200 chars")
         if isinstance(tables, str):
             raise InternalError("tables must be a sequence of table names, not one string")
-        epsilon, delta = cost(guarantee)
+        curve = guarantee_curve(guarantee)
         with self._connection() as conn:
             with self._guard():
                 conn.execute("BEGIN IMMEDIATE")  # the write lock, held until COMMIT
@@ -372,15 +379,15 @@ class Ledger:
                 if first is not None:
                     raise AlreadyChargedError(_entry(first))
                 account = resolve(conn, dataset, name, legacy)
-                problem = shortfall(self._balance(conn, account.key), epsilon, delta)
+                problem = shortfall(self._balance(conn, account.key), curve)
                 if problem is not None:
                     raise BudgetError(problem)
                 register(conn, account, dataset)
                 entry = LedgerEntry(
                     release_id=release_id,
                     dataset=account.key,
-                    epsilon=epsilon,
-                    delta=delta,
+                    epsilon=curve.epsilon,
+                    delta=curve.delta,
                     rho=guarantee.rho,
                     accounting=guarantee.composition,
                     label=label,

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from dprelease.accounting.composition import Guarantee, round_down
 from dprelease.budget_text import budget_text
 from dprelease.errors import BudgetError
+from dprelease.ledger.lifetime import (
+    RENYI,
+    Composed,
+    Curve,
+    admits,
+    composed,
+    curve_of,
+    renyi_delta,
+)
 from dprelease.limits import DELTA_LIMIT
 
 DEFAULT_DELTA_CAP = DELTA_LIMIT  # the lifetime δ cap of an account that has not set one
@@ -30,6 +39,10 @@ class LedgerEntry:
     # tables published exact (`invariant: true`, issue 27): outside the charged guarantee
     invariants: tuple[str, ...] = ()
 
+    @property
+    def curve(self) -> Curve:
+        return curve_of(self.epsilon, self.delta, self.rho, self.accounting)
+
     def to_dict(self) -> dict[str, object]:
         """The shape `ledger show --json` prints for one release."""
         return {
@@ -46,7 +59,9 @@ class LedgerEntry:
 
 @dataclass(frozen=True)
 class Balance:
-    """An account's lifetime spend. `spent_*` are rounded up, `left_*` rounded down.
+    """An account's lifetime spend. `spent_*` are the plain sums, rounded up; `composed` the
+    tightest valid total the ledger enforces (`dprelease.ledger.lifetime`); `left_*` what is
+    left of the cap under the composed total, rounded down.
 
     `cap_delta` is never None: an account without a δ cap of its own has DEFAULT_DELTA_CAP."""
 
@@ -55,14 +70,21 @@ class Balance:
     spent_epsilon: float
     spent_delta: float
     releases: int
+    curves: tuple[Curve, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def composed(self) -> Composed:
+        return composed(self.curves, self.cap_epsilon, self.cap_delta)
 
     @property
     def left_epsilon(self) -> float | None:
-        return _left(self.cap_epsilon, self.spent_epsilon)
+        return _left(self.cap_epsilon, self.composed.epsilon)
 
     @property
     def left_delta(self) -> float:
-        left = _left(self.cap_delta, self.spent_delta)
+        """What an (ε, δ)-only release may still use: the basic filter's half of the δ cap
+        less the δ spent (`lifetime.renyi_delta`)."""
+        left = _left(renyi_delta(self.cap_delta), self.spent_delta)
         assert left is not None
         return left
 
@@ -94,31 +116,50 @@ class AlreadyChargedError(BudgetError):
         )
 
 
-def shortfall(balance: Balance, epsilon: float, delta: float) -> str | None:
-    """Why a release of (ε, δ) does not fit the caps, or None when it fits.
+def shortfall(balance: Balance, curve: Curve) -> str | None:
+    """Why a release with this privacy curve does not fit the caps, or None when it fits.
 
-    need ≤ left is tested on the stored values, which is exact for a float need (left is
-    the largest float ≤ cap − spent); only the message's text is rounded (budget_text).
-    """
-    left = balance.left_epsilon
-    if left is not None and epsilon > left:
-        return _refusal("ε", epsilon, left, balance.cap_epsilon, "the budget")
-    left_delta = balance.left_delta
-    if delta > left_delta:  # a pure release (δ = 0) always fits the δ cap
-        return _refusal("δ", delta, left_delta, balance.cap_delta, "delta", "δ ")
-    return None
+    The test is the filter's (`lifetime.admits`: exact sums, conversions rounded up); only the
+    message's text is rounded (budget_text)."""
+    after = (*balance.curves, curve)
+    if admits(after, balance.cap_epsilon, balance.cap_delta):
+        return None
+    total = composed(after, balance.cap_epsilon, balance.cap_delta)
+    if balance.cap_epsilon is not None and total.epsilon > balance.cap_epsilon:
+        left = balance.left_epsilon or 0.0
+        why = (
+            f"with it the lifetime total composes to ε = {budget_text(total.epsilon, 'up')}"
+            if total.rule == RENYI
+            else None
+        )
+        return _refusal("ε", curve.epsilon, left, balance.cap_epsilon, "the budget", why=why)
+    return _refusal("δ", curve.delta, balance.left_delta, balance.cap_delta, "delta", "δ ")
 
 
 def _refusal(
-    symbol: str, need: float, left: float, cap: float | None, what: str, cap_name: str = ""
+    symbol: str,
+    need: float,
+    left: float,
+    cap: float | None,
+    what: str,
+    cap_name: str = "",
+    why: str | None = None,
 ) -> str:
     """One line: what the release needs, what is left, what to do. The need is shown rounded
     up and what is left (and the cap) down, so the text never reads as if it fitted."""
     return (
         f"This release needs {symbol} = {budget_text(need, 'up')} but only {symbol} = "
         f"{budget_text(left, 'down')} is left of the lifetime {cap_name}cap "
-        f"{budget_text(cap or 0.0, 'down')} for this data set; lower {what} or raise the cap."
+        f"{budget_text(cap or 0.0, 'down')} for this data set"
+        + (f" ({why})" if why else "")
+        + f"; lower {what} or raise the cap."
     )
+
+
+def guarantee_curve(guarantee: Guarantee) -> Curve:
+    """The privacy curve a release's guarantee charges (checked as `cost` checks it)."""
+    epsilon, delta = cost(guarantee)
+    return curve_of(epsilon, delta, guarantee.rho, guarantee.composition)
 
 
 def cost(guarantee: Guarantee) -> tuple[float, float]:
