@@ -117,12 +117,19 @@ def _cap_inputs(book: Ledger, account: Account, balance: Balance, shown_name: st
         f"being {md(shown_name)}."
     )
     left = balance.left_epsilon
+    total = balance.composed
     st.markdown(
-        f"Spent so far: **ε = {budget_text(balance.spent_epsilon)}** over {balance.releases} "
-        "release(s); "
+        f"Spent so far: **ε = {budget_text(balance.spent_epsilon)}** summed over "
+        f"{balance.releases} release(s), **ε = {budget_text(total.epsilon, 'up')}** "
+        f"(δ = {budget_text(total.delta, 'up')}) composed by the {total.rule}; "
         + (
             "no lifetime cap set."
             if left is None
-            else f"left of the cap: **ε = {budget_text(left, 'down')}**."
+            else f"left of the cap under the composed total: **ε = {budget_text(left, 'down')}**."
         )
+    )
+    st.caption(
+        "Releases compose tighter than a sum: zCDP releases add their ρ and convert once. The "
+        "cap is kept by a privacy filter that stays valid when each release is chosen after "
+        "the earlier ones were seen (see the ledger's documentation)."
     )

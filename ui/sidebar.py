@@ -59,12 +59,14 @@ def budget_meter() -> None:
         second.metric(
             "Left ε",
             "∞" if left is None else budget_text(left, "down"),
-            help="Lifetime cap minus spent (∞: no cap set); set the cap on the Release page.",
+            help="Lifetime cap minus the composed total of every release (∞: no cap set); set "
+            "the cap on the Release page.",
         )
         if balance.cap_epsilon:
+            composed_epsilon = balance.composed.epsilon
             st.progress(
-                min(1.0, balance.spent_epsilon / balance.cap_epsilon),
-                text=f"{_fmt(balance.spent_epsilon)} of the lifetime cap "
+                min(1.0, composed_epsilon / balance.cap_epsilon),
+                text=f"{_fmt(composed_epsilon)} (composed) of the lifetime cap "
                 f"{budget_text(balance.cap_epsilon, 'down')}",
             )
 

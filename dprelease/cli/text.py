@@ -104,11 +104,14 @@ def print_balance(account: Account, epsilon: float | None) -> None:
         "no lifetime cap (set one with --cap)"
         if balance.cap_epsilon is None
         else f"lifetime cap {budget_text(balance.cap_epsilon, 'down')}, "
-        f"ε = {budget_text(balance.left_epsilon or 0.0, 'down')} left"
+        f"ε = {budget_text(balance.left_epsilon or 0.0, 'down')} left under the composed total"
     )
+    total = balance.composed
     # What is left is rounded down, never up: a rounded "left" must not overstate.
     sys.stderr.write(
         f"ledger: this release spent ε = {optional_budget_text(epsilon, 'up', '-')}; this data "
         f"set has spent ε = {budget_text(balance.spent_epsilon, 'up')} over "
-        f"{balance.releases} release(s), {cap} ({ledger.path})\n"
+        f"{balance.releases} release(s) (summed), composed ε = "
+        f"{budget_text(total.epsilon, 'up')}, δ = {budget_text(total.delta, 'up')} "
+        f"({total.rule}); {cap} ({ledger.path})\n"
     )

@@ -13,10 +13,10 @@ rules; a release is admitted when, with it, at least one rule holds for the whol
   "Individual privacy accounting via a Rényi filter" (NeurIPS 2021, Thm 3.1; also Whitehouse,
   Ramdas, Rogers & Wu, "Fully-adaptive composition in differential privacy", ICML 2023): the
   adaptively composed releases, stopped by this rule, are (α, B)-RDP. B is the largest value
-  whose conversion to (ε, δ) at δ_R = δ_cap / 2 (Canonne, Kamath & Steinke 2020, Prop. 12 —
-  the conversion the zCDP accountant already uses) is ≤ ε_cap; α is the order at which ε_cap's
-  ρ budget is largest.
-- **basic filter** — Σ ε_i ≤ ε_cap and Σ δ_i ≤ δ_cap / 2 over every charge's certified (ε, δ):
+  whose conversion to (ε, δ) at δ_R = min(δ_cap / 2, 1e-10) (Canonne, Kamath & Steinke 2020,
+  Prop. 12 — the conversion the zCDP accountant already uses) is ≤ ε_cap; α is the order at
+  which ε_cap's ρ budget is largest.
+- **basic filter** — Σ ε_i ≤ ε_cap and Σ δ_i ≤ δ_cap − δ_R over every charge's certified (ε, δ):
   basic composition is a valid filter (Rogers, Roth, Ullman & Vadhan, "Privacy odometers and
   filters", NeurIPS 2016).
 
@@ -24,10 +24,10 @@ Why the rules may be combined: the rules only look at public parameters and each
 (a set that breaks a rule breaks it for every larger set), so each complete history holds at its
 end one rule that held at every step, and on those histories the ledger acted exactly as that
 rule alone would. Split the outcomes by the first rule that holds at the end: the pure-sum
-outcomes have loss ≤ ε_cap surely, the Rényi ones are (ε_cap, δ_cap/2)-DP and the basic ones
-(ε_cap, δ_cap/2)-DP, so together (ε_cap, δ_cap)-DP. That is why δ_cap is halved between the
-two rules that spend δ (an account that never holds an (ε, δ)-only release loses about 3% of
-the converted ε to it; one that does sees half its δ cap).
+outcomes have loss ≤ ε_cap surely, the Rényi ones are (ε_cap, δ_R)-DP and the basic ones
+(ε_cap, δ_cap − δ_R)-DP, so together (ε_cap, δ_cap)-DP. That is why δ_cap is split between the
+two rules that spend δ. δ_R is at most 1e-10, the product's default δ, so that a δ cap left at
+its loose default of 1e-3 does not let zCDP releases trade δ for ε.
 
 The composed total the ledger reports (`composed`) is the plain sum while an all-pure account's
 sum fits, else the smallest ε of the rules that hold. Sums are exact (`Fraction`) and rounded
@@ -83,9 +83,19 @@ class Composed:
     rule: str
 
 
+RENYI_DELTA = 1e-10
+"""The δ the Rényi filter converts at, at most (the product's default δ): a δ cap left at its
+loose default (1e-3) must not let zCDP releases trade δ for ε far above what plans ask."""
+
+
 def renyi_delta(cap_delta: float) -> float:
-    """The δ at which the Rényi filter converts (the other half goes to the basic filter)."""
-    return cap_delta / 2
+    """The δ at which the Rényi filter converts: half the δ cap, at most RENYI_DELTA."""
+    return min(cap_delta / 2, RENYI_DELTA)
+
+
+def basic_delta(cap_delta: float) -> float:
+    """The δ the basic filter may spend: what the Rényi filter's conversion leaves."""
+    return cap_delta - renyi_delta(cap_delta)
 
 
 def filter_order(cap_epsilon: float, cap_delta: float) -> float | None:
@@ -165,7 +175,7 @@ def _holds(total: Composed, cap_epsilon: float | None, cap_delta: float) -> bool
         return within_epsilon
     if total.rule == RENYI:
         return within_epsilon  # its δ is fixed by the cap
-    return within_epsilon and total.delta <= renyi_delta(cap_delta)
+    return within_epsilon and total.delta <= basic_delta(cap_delta)
 
 
 def composed(curves: Sequence[Curve], cap_epsilon: float | None, cap_delta: float) -> Composed:

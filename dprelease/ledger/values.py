@@ -14,9 +14,9 @@ from dprelease.ledger.lifetime import (
     Composed,
     Curve,
     admits,
+    basic_delta,
     composed,
     curve_of,
-    renyi_delta,
 )
 from dprelease.limits import DELTA_LIMIT
 
@@ -82,9 +82,9 @@ class Balance:
 
     @property
     def left_delta(self) -> float:
-        """What an (ε, δ)-only release may still use: the basic filter's half of the δ cap
-        less the δ spent (`lifetime.renyi_delta`)."""
-        left = _left(renyi_delta(self.cap_delta), self.spent_delta)
+        """What an (ε, δ)-only release may still use: the basic filter's part of the δ cap
+        less the δ spent (`lifetime.basic_delta`)."""
+        left = _left(basic_delta(self.cap_delta), self.spent_delta)
         assert left is not None
         return left
 

@@ -80,7 +80,7 @@ def test_the_filter_total_is_never_below_the_best_conversion_of_the_summed_rho()
     curve = Curve("zcdp", year.epsilon, 1e-10, year.rho)
     for n, cap in ((10, 4.0), (30, 7.0), (100, 13.0)):
         total = composed([curve] * n, cap, 1e-9)
-        best, _ = zcdp_to_epsilon(n * year.rho, 0.5e-9)  # the tightest at the filter's δ
+        best, _ = zcdp_to_epsilon(n * year.rho, 1e-10)  # the tightest at the filter's δ
         assert total.rule == RENYI and total.epsilon >= best
         # the order is fixed by the cap, not by the total: near the cap it loses about 2%
         assert total.epsilon <= best * 1.03
@@ -95,14 +95,14 @@ def test_pure_releases_still_sum_exactly_under_a_pure_cap():
 def test_many_small_pure_releases_use_the_renyi_filter_when_the_cap_allows_delta():
     small = Curve("pure", 0.01, 0.0)
     assert not admits([small] * 200, 1.0, 0.0)  # Σ ε = 2 over a pure cap
-    assert admits([small] * 200, 1.0, 1e-3)  # ρ = 0.01 converts to about 0.5 at δ = 5e-4
+    assert admits([small] * 200, 1.0, 1e-3)  # ρ = 0.01 converts to about 0.97 at δ = 1e-10
     assert composed([small] * 200, 1.0, 1e-3).rule == RENYI
 
 
-def test_an_account_with_an_approx_release_uses_the_basic_filter_with_half_the_delta_cap():
+def test_an_account_with_an_approx_release_uses_the_basic_filter_with_the_rest_of_delta():
     approx = Curve("approx", 0.5, 4e-4)
-    assert admits([approx], 2.0, 1e-3)
-    assert not admits([approx, approx], 2.0, 1e-3)  # 8e-4 > 1e-3 / 2
+    assert admits([approx, approx], 2.0, 1e-3)
+    assert not admits([approx, approx], 2.0, 8e-4)  # 8e-4 > 8e-4 − 1e-10, the Rényi part
     total = composed([approx], 2.0, 1e-3)
     assert (total.epsilon, total.delta, total.rule) == (0.5, 4e-4, BASIC)
 
@@ -124,5 +124,5 @@ def test_ledger_show_json_has_the_plain_sums_and_the_composed_total(tmp_path):
     assert data["spent"] == {"epsilon": 10.0, "delta": pytest.approx(1e-9)}
     composed_total = data["composed"]
     assert composed_total["rule"] == RENYI
-    assert 3.0 < composed_total["epsilon"] <= 4.0 and composed_total["delta"] == 5e-10
+    assert 3.0 < composed_total["epsilon"] <= 4.0 and composed_total["delta"] == 1e-10
     assert math.isclose(data["left"]["epsilon"], 4.0 - composed_total["epsilon"], abs_tol=1e-12)
