@@ -46,6 +46,7 @@ from typing import Literal
 from dprelease.accounting.composition import (
     epsilon_to_zcdp,
     exact_sum,
+    round_down,
     round_up,
     zcdp_epsilon_at_order,
 )
@@ -94,8 +95,9 @@ def renyi_delta(cap_delta: float) -> float:
 
 
 def basic_delta(cap_delta: float) -> float:
-    """The δ the basic filter may spend: what the Rényi filter's conversion leaves."""
-    return cap_delta - renyi_delta(cap_delta)
+    """The δ the basic filter may spend: what the Rényi filter's conversion leaves (exact,
+    rounded down)."""
+    return round_down(Fraction(cap_delta) - Fraction(renyi_delta(cap_delta)))
 
 
 def filter_order(cap_epsilon: float, cap_delta: float) -> float | None:

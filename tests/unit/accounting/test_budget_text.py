@@ -110,7 +110,8 @@ def test_ledger_show_prints_budgets_as_people_write_them(tmp_path):
     with ledger.charge(KEY, "r1", Guarantee(0.9999999999999999, 1e-10), label="p", tables=["t"]):
         pass
     text = _text(ledger_json(ledger))
-    assert "spent ε = 1, δ = 1e-10 over 1 release(s); ε cap 2.5, δ cap 0.001" in text
+    assert "spent ε = 1, δ = 1e-10 over 1 release(s) (summed); composed ε = 1, δ = 1e-10" in text
+    assert "ε cap 2.5, δ cap 0.001" in text
     assert "ε = 1  δ = 1e-10" in text
     assert "0.9999999999999999" not in text
 
