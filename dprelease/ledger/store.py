@@ -51,6 +51,7 @@ from dprelease.ledger.accounts import (
     check_key,
     find_account,
     key_of,
+    needs_old_keys,
     now,
     register,
     resolve,
@@ -208,15 +209,32 @@ class Ledger:
 
     # --- accounts -----------------------------------------------------------------------
 
-    def account(self, records: str, name: str | None = None, legacy: str | None = None) -> Account:
+    def account(
+        self,
+        records: str,
+        name: str | None = None,
+        legacy: str | None = None,
+        *,
+        aliases: Sequence[str] = (),
+        sketch: Sequence[int] = (),
+    ) -> Account:
         """The account a release of these records (fingerprint key) would be charged to.
 
         `name` is the plan's `dataset:`; `legacy` the file's SHA-256, which finds an account
-        of a format-1 ledger. Raises BudgetError when the records and the name belong to two
-        different accounts (charging either would under-count the other)."""
+        of a format-1 ledger; `aliases` other keys of the same records and `sketch` their
+        rows' sketch (`accounts.resolve`). Raises BudgetError when the records and the name
+        belong to two different accounts (charging either would under-count the other), or
+        the name to other records."""
         with self._connection() as conn, self._guard():
             conn.execute("BEGIN")
-            return resolve(conn, records, name, legacy)
+            return resolve(conn, records, name, legacy, aliases, sketch)
+
+    def needs_old_keys(self) -> bool:
+        """Whether releases should also compute the format-3 fingerprint (an account charged
+        before format 4 has not been linked to its new key yet)."""
+        with self._connection() as conn, self._guard():
+            conn.execute("BEGIN")
+            return needs_old_keys(conn)
 
     def lookup(self, text: str) -> str | None:
         """The account key for a key, a records fingerprint or an account name (or None)."""
@@ -283,12 +301,14 @@ class Ledger:
         *,
         name: str | None = None,
         legacy: str | None = None,
+        aliases: Sequence[str] = (),
+        sketch: Sequence[int] = (),
     ) -> None:
         """Raise BudgetError if the release would exceed a cap now (advisory: takes no lock)."""
         curve = guarantee_curve(guarantee)
         with self._connection() as conn, self._guard():
             conn.execute("BEGIN")
-            account = resolve(conn, dataset, name, legacy)
+            account = resolve(conn, dataset, name, legacy, aliases, sketch)
             problem = shortfall(self._balance(conn, account.key), curve)
         if problem is not None:
             raise BudgetError(problem)
@@ -303,6 +323,8 @@ class Ledger:
         *,
         name: str | None = None,
         legacy: str | None = None,
+        aliases: Sequence[str] = (),
+        sketch: Sequence[int] = (),
         only_lower: bool = False,
     ) -> None:
         """Set, raise or lower the lifetime ε cap (None: no ε cap); `delta` sets the δ cap
@@ -326,8 +348,8 @@ class Ledger:
             )
         with self._connection() as conn, self._guard():
             conn.execute("BEGIN IMMEDIATE")
-            account = resolve(conn, dataset, name, legacy)
-            register(conn, account, dataset)
+            account = resolve(conn, dataset, name, legacy, aliases, sketch)
+            register(conn, account, dataset, aliases, sketch)
             row = conn.execute(
                 "SELECT epsilon, delta FROM caps WHERE dataset = ?", (account.key,)
             ).fetchone()
@@ -355,6 +377,8 @@ class Ledger:
         tables: Sequence[str],
         name: str | None = None,
         legacy: str | None = None,
+        aliases: Sequence[str] = (),
+        sketch: Sequence[int] = (),
         invariants: Sequence[str] = (),
     ) -> Iterator[LedgerEntry]:
         """Charge a release of the records `dataset` (a fingerprint key) to their account if
@@ -378,11 +402,11 @@ class Ledger:
                 ).fetchone()
                 if first is not None:
                     raise AlreadyChargedError(_entry(first))
-                account = resolve(conn, dataset, name, legacy)
+                account = resolve(conn, dataset, name, legacy, aliases, sketch)
                 problem = shortfall(self._balance(conn, account.key), curve)
                 if problem is not None:
                     raise BudgetError(problem)
-                register(conn, account, dataset)
+                register(conn, account, dataset, aliases, sketch)
                 entry = LedgerEntry(
                     release_id=release_id,
                     dataset=account.key,

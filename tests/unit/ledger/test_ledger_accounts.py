@@ -60,20 +60,18 @@ def test_the_same_records_under_a_new_name_are_charged_to_their_account(tmp_path
     assert ledger.balance(A).releases == 2 and ledger.lookup("census-copy") is None
 
 
-def test_changed_records_under_the_same_name_share_its_account(tmp_path):
+def test_other_records_under_a_taken_name_are_refused(tmp_path):
+    # Issue 34: a name typed in the dashboard showed and spent another data set's account.
     ledger = Ledger(tmp_path / "l.sqlite")
     ledger.set_cap(A, 1.5, name="census")
     charge(ledger, "r1", Guarantee(1.0, None), name="census")
-    account = ledger.account(B, "census")
-    assert (
-        account.key == A
-        and account.notice
-        and "differ from those charged before" in (account.notice)
-    )
-    with pytest.raises(BudgetError, match=r"only ε = 0\.5 is left"):
-        charge(ledger, "r2", Guarantee(1.0, None), key=B, name="census")
-    charge(ledger, "r2", Guarantee(0.5, None), key=B, name="census")
-    assert ledger.balance(B) == ledger.balance(A)  # B's records now point at the account
+    with pytest.raises(BudgetError, match=r"The account 'census' holds other records"):
+        ledger.account(B, "census")
+    with pytest.raises(BudgetError, match=r"holds other records"):
+        charge(ledger, "r2", Guarantee(0.5, None), key=B, name="census")
+    with pytest.raises(BudgetError, match=r"holds other records"):
+        ledger.set_cap(B, 0.0, name="census", only_lower=True)  # the dashboard's lowering
+    assert ledger.balance(A).releases == 1 and ledger.balance(A).cap_epsilon == 1.5
     assert ledger.lookup("census") == A
 
 
@@ -116,7 +114,7 @@ def test_a_format_1_ledger_is_upgraded_and_its_accounts_continue(tmp_path):
     charge(ledger, "new", Guarantee(0.5, None), key=records, legacy=legacy)
     assert ledger.balance(records).spent_epsilon == 2.0  # one account, old and new charges
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
     conn.close()
 
 
