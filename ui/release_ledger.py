@@ -50,7 +50,7 @@ def ledger_section(ws: Workspace, plan: Plan) -> Account:
     book = ledger()
     try:
         account = ledger_account(ws, book)
-        resolved = book.account(account.records, account.name, account.legacy)
+        resolved = account.resolve()
         balance = book.balance(resolved.key)
         entries = book.entries(resolved.key)
     except DPReleaseError as error:
@@ -105,9 +105,7 @@ def _cap_inputs(book: Ledger, account: Account, balance: Balance, shown_name: st
     if set_col.button("Set cap" if capped is None else "Lower cap", key="set_cap"):
         try:
             new_cap = (cap or None) if capped is None else cap
-            book.set_cap(
-                account.records, new_cap, name=account.name, legacy=account.legacy, only_lower=True
-            )
+            account.set_cap(new_cap, only_lower=True)
             st.rerun()
         except DPReleaseError as error:
             st.error(md(error))

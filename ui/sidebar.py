@@ -45,7 +45,7 @@ def budget_meter() -> None:
         try:
             book = ledger()
             account = ledger_account(ws, book)
-            balance = book.balance(book.account(account.records, account.name, account.legacy).key)
+            balance = account.balance()
         except DPReleaseError as error:
             st.error(md(error))
             return

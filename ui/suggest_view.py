@@ -46,11 +46,8 @@ def suggest_tables(ws: Workspace, plan: Plan, book: Ledger, account: Account) ->
                     candidates,
                     counts,
                     question,
-                    ledger=book,
-                    records=account.records,
+                    account=account,
                     release_id=f"{ws.attempt_id}-suggest-{len(names)}-{threshold}-{epsilon}",
-                    name=account.name,
-                    legacy=account.legacy,
                 )
             except AlreadyChargedError:
                 st.info("This question was already asked and charged; it was not asked again.")

@@ -99,7 +99,7 @@ def print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
 def print_balance(account: Account, epsilon: float | None) -> None:
     """The ledger's balance after a release, on stderr."""
     ledger = account.ledger
-    balance = ledger.balance(ledger.account(account.records, account.name, account.legacy).key)
+    balance = account.balance()
     cap = (
         "no lifetime cap (set one with --cap)"
         if balance.cap_epsilon is None

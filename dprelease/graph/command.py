@@ -224,7 +224,7 @@ def _print_balance(account: Any) -> None:
     from dprelease.budget_text import budget_text
 
     ledger = account.ledger
-    balance = ledger.balance(ledger.account(account.records, account.name, account.legacy).key)
+    balance = account.balance()
     left = (
         "no lifetime cap (set one with --cap)"
         if balance.left_epsilon is None

@@ -212,14 +212,8 @@ def charged_degree_release(
     commit (BudgetError if it does not fit the caps, AlreadyChargedError for a used id)."""
     check_fingerprint(account, edges.rows)
     true_counts = true_histogram(edges, query)  # counting spends nothing
-    with account.ledger.charge(
-        account.records,
-        release_id,
-        query.guarantee,
-        label=query.label,
-        tables=["degree_histogram"],
-        name=account.name,
-        legacy=account.legacy,
+    with account.charge(
+        release_id, query.guarantee, label=query.label, tables=["degree_histogram"]
     ) as entry:
         release = draw_degree_release(true_counts, query)
         files = release.files({"release_id": release_id, "dataset": account.name})

@@ -11,15 +11,20 @@ next run (`dprelease.release.export.clean_stale_staging`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dprelease.accounting.allocated import Allocation
+from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import TrueCounts
 from dprelease.data.fingerprint import RecordFingerprint
 from dprelease.errors import DataError, InternalError, ReleaseError
+from dprelease.ledger.sketches import identifying
 from dprelease.ledger.store import Ledger, LedgerEntry
+from dprelease.ledger.values import Account as ResolvedAccount
+from dprelease.ledger.values import Balance
 from dprelease.plan.model import Plan
 from dprelease.release.draw import Release, draw_release
 from dprelease.release.export import files_zip, release_files, write_files
@@ -32,9 +37,10 @@ Progress = Callable[[float, str], None]
 
 @dataclass(frozen=True)
 class Account:
-    """Where a release is charged: the ledger, the fingerprint of the records (its key picks
-    the account), the plan's `dataset:` name and the file's SHA-256 (finds an account of a
-    format-1 ledger)."""
+    """Where a release is charged: the ledger, the fingerprint of the records (its keys and
+    sketch find the account), the plan's `dataset:` name and the file's SHA-256 (finds an
+    account of a format-1 ledger). Every use of the ledger for these records goes through
+    here, so that each one finds the account by the same keys."""
 
     ledger: Ledger
     fingerprint: RecordFingerprint
@@ -45,6 +51,75 @@ class Account:
     def records(self) -> str:
         """The ledger key of the records."""
         return self.fingerprint.key()
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Other keys of the same records: of the columns the plan reads, and the format-3
+        key (computed only while the ledger has accounts that need it)."""
+        keys = (self.fingerprint.read_key(), self.fingerprint.legacy_key())
+        return tuple(key for key in keys if key is not None and key != self.records)
+
+    @property
+    def sketch(self) -> tuple[int, ...]:
+        """The rows' sketch, when it tells these records apart (`ledger.sketches`)."""
+        sketch = self.fingerprint.sketch
+        return tuple(sketch) if identifying(sketch, self.fingerprint.rows) else ()
+
+    def resolve(self) -> ResolvedAccount:
+        """The account as the ledger knows it (`notice` says when a name, an old key or a
+        near-duplicate decided it); BudgetError when the name holds other records."""
+        return self.ledger.account(
+            self.records, self.name, self.legacy, aliases=self.aliases, sketch=self.sketch
+        )
+
+    def balance(self) -> Balance:
+        return self.ledger.balance(self.resolve().key)
+
+    def check(self, total: Guarantee) -> None:
+        """Raise BudgetError unless `total` fits the account's lifetime caps now."""
+        self.ledger.check(
+            self.records,
+            total,
+            name=self.name,
+            legacy=self.legacy,
+            aliases=self.aliases,
+            sketch=self.sketch,
+        )
+
+    def set_cap(self, epsilon: float | None, *, only_lower: bool = False) -> None:
+        """Set (None: remove) the account's lifetime ε cap; `only_lower`: the dashboard's."""
+        self.ledger.set_cap(
+            self.records,
+            epsilon,
+            name=self.name,
+            legacy=self.legacy,
+            aliases=self.aliases,
+            sketch=self.sketch,
+            only_lower=only_lower,
+        )
+
+    def charge(
+        self,
+        release_id: str,
+        guarantee: Guarantee,
+        *,
+        label: str,
+        tables: Sequence[str],
+        invariants: Sequence[str] = (),
+    ) -> AbstractContextManager[LedgerEntry]:
+        """`Ledger.charge` of these records: committed only if the block exits normally."""
+        return self.ledger.charge(
+            self.records,
+            release_id,
+            guarantee,
+            label=label,
+            tables=tables,
+            name=self.name,
+            legacy=self.legacy,
+            aliases=self.aliases,
+            sketch=self.sketch,
+            invariants=invariants,
+        )
 
 
 def check_fingerprint(account: Account, rows_read: int | None) -> None:
@@ -131,14 +206,11 @@ def charged_release(
             return counted
 
     tables = [t.name for t in allocation.tables] + [s.name for s in allocation.statistics]
-    with account.ledger.charge(
-        account.records,
+    with account.charge(
         release_id,
         allocation.total,
         label=label,
         tables=tables,
-        name=account.name,
-        legacy=account.legacy,
         invariants=[spec.name for spec in plan.invariants],  # issue 27: exact, uncharged
     ) as entry:
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")

@@ -72,17 +72,17 @@ def account_of(
 def resolve_account(account: Account) -> ResolvedAccount:
     """The account as the ledger knows it (registered on first use; `notice` says when a name
     or an old ledger's key decided it)."""
-    return account.ledger.account(account.records, account.name, account.legacy)
+    return account.resolve()
 
 
 def check_fits(account: Account, total: Guarantee) -> None:
     """Raise BudgetError unless `total` fits the account's lifetime caps (ε, and δ)."""
-    account.ledger.check(account.records, total, name=account.name, legacy=account.legacy)
+    account.check(total)
 
 
 def set_cap(account: Account, epsilon: float | None) -> None:
     """Set (None: remove) the account's lifetime ε cap."""
-    account.ledger.set_cap(account.records, epsilon, name=account.name, legacy=account.legacy)
+    account.set_cap(epsilon)
 
 
 # --- the data a release reads -----------------------------------------------------------------

@@ -18,8 +18,8 @@ from dprelease.accounting.accountants.pure import PURE
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import TrueCounts
 from dprelease.errors import PlanError, quote
-from dprelease.ledger.store import Ledger
 from dprelease.plan.model import Plan
+from dprelease.release.publish import Account
 from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.sparse_vector import (
@@ -80,21 +80,15 @@ def charged_suggestion(
     true_counts: TrueCounts,
     question: Question,
     *,
-    ledger: Ledger,
-    records: str,
+    account: Account,
     release_id: str,
-    name: str | None = None,
-    legacy: str | None = None,
 ) -> Suggestion:
     """`suggest`, drawn inside the ledger's charge of ε (refused if it does not fit the cap)."""
     names = question.names
-    with ledger.charge(
-        records,
+    with account.charge(
         release_id,
         Guarantee(epsilon=question.epsilon, delta=None),
         label=f"sparse vector: which of {len(names)} tables have a cell above {question.threshold}",
         tables=list(names),
-        name=name,
-        legacy=legacy,
     ):
         return suggest(plan, true_counts, question)
