@@ -334,3 +334,21 @@ def test_the_release_page_names_the_account_and_checks_delta(ledger_file):
     app.run()
     assert any("lifetime δ cap" in e.value for e in app.error), [e.value for e in app.error]
     assert app.button(key="create_release").disabled
+
+
+def test_a_name_typed_on_the_release_page_shows_nothing_of_another_data_set(ledger_file):
+    # Issue 34: typing another data set's `dataset:` name showed its release history, let the
+    # session lower its cap to nothing and spend it with other records.
+    from dprelease.accounting.composition import Guarantee
+
+    book = Ledger(ledger_file)
+    other = "e" * 64
+    book.set_cap(other, 4.0, name="hospital-2024")
+    with book.charge(other, "theirs", Guarantee(1.0, None), label="x", tables=["t"]):
+        pass
+    app = go(open_app(), "pages/release.py")
+    app.text_input(key="dataset_name").set_value("hospital-2024").run()
+    assert any("holds other records" in e.value for e in app.error), [e.value for e in app.error]
+    assert not app.dataframe  # no release history of the other data set
+    assert not [b for b in app.button if b.key in ("set_cap", "create_release")]
+    assert book.balance(other).cap_epsilon == 4.0 and book.balance(other).releases == 1
