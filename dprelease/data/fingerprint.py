@@ -1,100 +1,44 @@
-"""The ledger's key of a data set: a fingerprint of its parsed records, not of its bytes.
+"""The ledger's key of a data set: a fingerprint of its parsed records, not of its bytes nor of
+how its columns are spelled (format 4 of the ledger, issue 34).
 
-A record is one row: the normalised text of every column, keyed by the normalised column name.
-Each row hashes to 128 bits; the fingerprint is the row count and the sum of the row hashes
-modulo 2^128. A sum does not depend on the order of the rows, and two accumulators combine by
-adding, so a streaming reader can fingerprint record batches in any order, in parallel, and
-merge the parts (`RecordFingerprint.combine`). Appending a newline, shuffling the rows,
-reordering the columns or saving the same records as Parquet gives the same key.
+A record is one row. Each cell is hashed from its canonical value (`dprelease.data.cell_hash`:
+whole columns at a time, numbers as numbers, text trimmed and NFC), without its column's
+name; a row's hash is the sum of its cells' mixed hashes, mixed again, so that neither the
+columns' names nor their order matter. The fingerprint is the row count and the sum of the
+row hashes modulo 2^128: a sum does not depend on the order of the rows, and two
+accumulators combine by adding, so a streaming reader can fingerprint record batches in any
+order, in parallel, and merge the parts (`RecordFingerprint.combine`). Appending a newline,
+shuffling the rows, reordering or renaming the columns, or saving the same records as Parquet
+gives the same key.
 
-Normalised text (per cell): Unicode NFC, surrounding white space removed; missing values
-(null, "", NaN) are ""; a plain decimal number is written canonically (`34`, `34.0`, ` 34 `
-and a Parquet int 34 are all `34`; `0.5` and `5e-1` are `0.5`). Normalising can only merge two
-data sets into one account (codes `01` and `1` count as the same), never split one data set
-into two: the direction that cannot under-count a lifetime budget.
+One pass also gives:
 
-Row hash: each distinct (column, value) pair is hashed once per batch with BLAKE2b-128; a row
-mixes its columns' hashes in name order through the SplitMix64 finaliser in two 64-bit lanes
-(vectorised with numpy), so the same values in different rows or columns do not cancel out.
+- `read_key()`: the same over only the columns a plan reads (named when the accumulator is
+  made), so that adding or dropping a column the plan does not read keeps an account;
+- `sketch`: the 128 smallest distinct 64-bit row hashes (a bottom-k sketch), by which the
+  ledger recognises near-duplicates (a few rows added or removed); the ledger keeps it only
+  keyed by a secret of its own (`dprelease.ledger.sketches`);
+- `legacy_key()`: the format-3 key (`fingerprint_v1`), only when asked, to find an account
+  of an older ledger.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
-import re
-import unicodedata
-from collections.abc import Iterator
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
 
+from dprelease.data.cell_hash import cell_lanes, mix
+from dprelease.data.fingerprint_v1 import LegacyFingerprint
+
 _MOD = 1 << 128
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_MISSING = frozenset({"", "nan"})
-_LANE_A, _LANE_B = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03)
-
-
-def normalise_text(value: object) -> str:
-    """A cell's text as the fingerprint sees it (see the module docstring)."""
-    if value is None:
-        return ""
-    text = unicodedata.normalize("NFC", str(value)).strip()
-    if text.lower() in _MISSING:
-        return ""
-    if _NUMBER.fullmatch(text):
-        number = float(text)
-        if math.isfinite(number):
-            if number.is_integer() and abs(number) < 2**63:
-                return str(int(number))
-            return repr(number)
-    return text
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on uint64 arrays (wrapping arithmetic)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    mixed: np.ndarray = z ^ (z >> np.uint64(31))
-    return mixed
-
-
-def _cell_hashes(name: str, column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Two uint64 lanes per row: the hash of (column name, normalised cell text)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    encoded = column if pa.types.is_dictionary(column.type) else column.dictionary_encode()
-    dictionary = encoded.dictionary
-    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
-        try:
-            dictionary = dictionary.cast(pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            dictionary = pa.array([None if v is None else str(v) for v in dictionary.to_pylist()])
-    texts = [normalise_text(v) for v in dictionary.to_pylist()] + [""]  # last: null
-    prefix = name.encode("utf-8") + b"\x00"
-    digests = b"".join(
-        hashlib.blake2b(prefix + text.encode("utf-8"), digest_size=16).digest() for text in texts
-    )
-    lanes = np.frombuffer(digests, dtype="<u8").reshape(-1, 2)
-    indices = _indices(encoded.indices, null_slot=len(texts) - 1)
-    return lanes[indices, 0], lanes[indices, 1]
-
-
-def _indices(raw: pa.Array, null_slot: int) -> np.ndarray:
-    """Dictionary indices as int64, a null at `null_slot`; read from the buffers with numpy,
-    as pyarrow's fill_null and to_numpy of an array with nulls import pandas (seconds of
-    start-up for every charged CLI release, issue 14's budget)."""
-    validity, data = raw.buffers()[:2]
-    if data is None:  # every value is null
-        return np.full(len(raw), null_slot, dtype=np.int64)
-    width = raw.type.bit_width // 8
-    window = slice(raw.offset, raw.offset + len(raw))
-    values = np.frombuffer(data, dtype=f"<i{width}")[window].astype(np.int64)
-    if raw.null_count and validity is not None:
-        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
-        values = np.where(valid[window].astype(bool), values, null_slot)
-    return values
+SKETCH_SIZE = 128
+_ROW_A, _ROW_B = np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344)
+_SKETCH_SEED = np.uint64(0xA4093822299F31D0)
 
 
 def _lane_sum(lane: np.ndarray) -> int:
@@ -104,90 +48,236 @@ def _lane_sum(lane: np.ndarray) -> int:
     return low + (high << 32)
 
 
+def _bottom(values: np.ndarray, k: int = SKETCH_SIZE) -> tuple[int, ...]:
+    """The k smallest distinct values (sorted)."""
+    if values.size > 4 * k:
+        values = np.partition(values, 4 * k)[: 4 * k + 1]
+        distinct = np.unique(values)
+        if distinct.size < k:  # many equal rows among the smallest: look at every row
+            distinct = np.unique(values)
+    else:
+        distinct = np.unique(values)
+    return tuple(int(v) for v in distinct[:k])
+
+
+def _merge(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted(set(a) | set(b))[:SKETCH_SIZE])
+
+
+def _key(tag: str, rows: int, total: int) -> str:
+    text = f"dprelease-records-{tag}:{rows}:{total:032x}"
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 @dataclass(frozen=True)
 class RecordFingerprint:
     """An order-independent fingerprint of records; combine parts with `combine` or `+`."""
 
     rows: int = 0
-    total: int = 0  # Σ row hashes mod 2^128
+    total: int = 0  # Σ row hashes over every column, mod 2^128
+    read_total: int | None = None  # the same over the read columns (None: not asked)
+    sketch: tuple[int, ...] = field(default=(), repr=False)
+    legacy: LegacyFingerprint | None = field(default=None, repr=False)
 
-    def add(self, batch: pa.RecordBatch | pa.Table) -> RecordFingerprint:
-        """This fingerprint with the rows of `batch` added (any column types)."""
+    def add(
+        self,
+        batch: pa.RecordBatch | pa.Table,
+        read_columns: Sequence[str] | None = None,
+        legacy: bool = False,
+    ) -> RecordFingerprint:
+        """This fingerprint with the rows of `batch` added (any column types). `read_columns`
+        (names in the batch) also keys the columns a plan reads; `legacy` the format-3 key."""
         if batch.num_rows == 0:
             return self
         if batch.num_rows >= 2**31:
             raise ValueError("fingerprint a batch of fewer than 2^31 rows at a time")
-        names = [normalise_text(n) for n in batch.schema.names]
-        a = np.full(batch.num_rows, _LANE_A, dtype=np.uint64)
-        b = np.full(batch.num_rows, _LANE_B, dtype=np.uint64)
-        for name, index in sorted((n, i) for i, n in enumerate(names)):
-            low, high = _cell_hashes(name, batch.column(index))
-            a = _mix(a ^ low)
-            b = _mix(b ^ high ^ a)
-        total = _lane_sum(a) + (_lane_sum(b) << 64)
-        return RecordFingerprint(self.rows + batch.num_rows, (self.total + total) % _MOD)
+        read_columns = _present(read_columns, batch)
+        reading = set(read_columns) if read_columns is not None else set()
+        a = np.zeros(batch.num_rows, dtype=np.uint64)
+        b = np.zeros(batch.num_rows, dtype=np.uint64)
+        read_a, read_b = a.copy(), b.copy()
+        with np.errstate(over="ignore"):
+            for index, name in enumerate(batch.schema.names):
+                low, high = cell_lanes(batch.column(index))
+                low, high = mix(low), mix(high ^ low)
+                a += low  # a sum: the columns' order and names do not matter
+                b += high
+                if name in reading:
+                    read_a += low
+                    read_b += high
+        total, row_a = _rows_total(a, b)
+        read_total = self.read_total
+        if read_columns is not None:
+            part, _ = _rows_total(read_a, read_b)
+            read_total = ((read_total or 0) + part) % _MOD
+        old = self.legacy
+        if legacy:
+            old = (old or LegacyFingerprint()).add(batch)
+        return RecordFingerprint(
+            rows=self.rows + batch.num_rows,
+            total=(self.total + total) % _MOD,
+            read_total=read_total,
+            sketch=_merge(self.sketch, _bottom(mix(row_a ^ _SKETCH_SEED))),
+            legacy=old,
+        )
 
     def combine(self, other: RecordFingerprint) -> RecordFingerprint:
-        return RecordFingerprint(self.rows + other.rows, (self.total + other.total) % _MOD)
+        reads = [t for t in (self.read_total, other.read_total) if t is not None]
+        legacy = self.legacy or other.legacy
+        if self.legacy is not None and other.legacy is not None:
+            legacy = self.legacy.combine(other.legacy)
+        return RecordFingerprint(
+            rows=self.rows + other.rows,
+            total=(self.total + other.total) % _MOD,
+            read_total=sum(reads) % _MOD if reads else None,
+            sketch=_merge(self.sketch, other.sketch),
+            legacy=legacy,
+        )
 
     __add__ = combine
 
-    @classmethod
-    def of_parts(cls, parts: pa.Table) -> RecordFingerprint:
-        """The sum of parts made by `fingerprint_batches` (columns rows, total in hex)."""
-        result = cls()
-        for rows, total in zip(
-            parts.column("rows").to_pylist(), parts.column("total").to_pylist(), strict=True
-        ):
-            result = result + cls(int(rows), int(total, 16))
-        return result
-
     def key(self) -> str:
         """The ledger key: 64 lowercase hex digits (SHA-256 of the row count and the sum)."""
-        text = f"dprelease-records-v1:{self.rows}:{self.total:032x}"
-        return hashlib.sha256(text.encode("ascii")).hexdigest()
+        return _key("v2", self.rows, self.total)
+
+    def read_key(self) -> str | None:
+        """The key of only the columns the plan reads (None when not asked)."""
+        return None if self.read_total is None else _key("v2", self.rows, self.read_total)
+
+    def legacy_key(self) -> str | None:
+        """The format-3 key (None when not asked)."""
+        return None if self.legacy is None else self.legacy.key()
+
+    @classmethod
+    def of_parts(cls, parts: pa.Table) -> RecordFingerprint:
+        """The sum of parts made by `fingerprint_batches` (one JSON text per part)."""
+        result = cls()
+        for text in parts.column("part").to_pylist():
+            result = result + _part_of(json.loads(text))
+        return result
 
     def __repr__(self) -> str:
         return f"RecordFingerprint(rows=<confidential>, key={self.key()[:12]}…)"
 
 
-def fingerprint_table(table: pa.Table, batch_rows: int = 1_000_000) -> RecordFingerprint:
+def _rows_total(a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """Σ of the rows' 128-bit hashes (mixed from the cells' sums), and the rows' first lane."""
+    row_a = mix(a ^ _ROW_A)
+    row_b = mix(b ^ _ROW_B ^ row_a)
+    return (_lane_sum(row_a) + (_lane_sum(row_b) << 64)) % _MOD, row_a
+
+
+def _present(read_columns: Sequence[str] | None, batch: pa.RecordBatch) -> tuple[str, ...] | None:
+    """The read columns, if the batch has them all under those names; else None (no read
+    key: a key over fewer columns than the plan reads could merge different records)."""
+    if read_columns is None or not set(read_columns) <= set(batch.schema.names):
+        return None
+    return tuple(read_columns)
+
+
+def fingerprint_table(
+    table: pa.Table,
+    batch_rows: int = 1_000_000,
+    read_columns: Sequence[str] | None = None,
+    legacy: bool = False,
+) -> RecordFingerprint:
     """The fingerprint of a whole table, batch by batch."""
     result = RecordFingerprint()
     for batch in table.to_batches(max_chunksize=batch_rows):
-        result = result.add(batch)
+        result = result.add(batch, _present(read_columns, batch), legacy)
     return result
 
 
-PART_SCHEMA = "rows long, total string"
-"""A part's fingerprint as a row (Spark's DDL): its rows and its sum in 32 hex digits."""
+PART_SCHEMA = "part string"
+"""A part's fingerprint as a row (Spark's DDL): one JSON text."""
 
 
-def fingerprint_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def _part_text(part: RecordFingerprint) -> str:
+    legacy = part.legacy
+    return json.dumps(
+        {
+            "rows": part.rows,
+            "total": f"{part.total:032x}",
+            "read": None if part.read_total is None else f"{part.read_total:032x}",
+            "sketch": [f"{v:016x}" for v in part.sketch],
+            "legacy": None if legacy is None else [legacy.rows, f"{legacy.total:032x}"],
+        }
+    )
+
+
+def _part_of(raw: dict[str, object]) -> RecordFingerprint:
+    read, legacy = raw["read"], raw["legacy"]
+    return RecordFingerprint(
+        rows=int(str(raw["rows"])),
+        total=int(str(raw["total"]), 16),
+        read_total=None if read is None else int(str(read), 16),
+        sketch=tuple(int(v, 16) for v in raw["sketch"]),  # type: ignore[attr-defined]
+        legacy=None if legacy is None else LegacyFingerprint(int(legacy[0]), int(legacy[1], 16)),  # type: ignore[index]
+    )
+
+
+def fingerprint_batches(
+    batches: Iterator[pa.RecordBatch],
+    read_columns: Sequence[str] | None = None,
+    legacy: bool = False,
+) -> Iterator[pa.RecordBatch]:
     """One part's fingerprint as one row (PART_SCHEMA): for an engine that fingerprints
     where the data live (Spark's `mapInArrow`); combine the rows with `of_parts`."""
     part = RecordFingerprint()
     for batch in batches:
-        part = part.add(batch)
-    yield pa.RecordBatch.from_arrays(
-        [pa.array([part.rows], pa.int64()), pa.array([f"{part.total:032x}"], pa.string())],
-        names=["rows", "total"],
-    )
+        read_columns = _present(read_columns, batch)
+        part = part.add(batch, read_columns, legacy)
+    yield pa.RecordBatch.from_arrays([pa.array([_part_text(part)], pa.string())], names=["part"])
+
+
+@dataclass(frozen=True)
+class Fingerprinting:
+    """What a release's fingerprint covers besides every column: the plan's read columns (for
+    `read_key`) and whether the format-3 key is needed (`Ledger.needs_old_keys`)."""
+
+    read_columns: tuple[str, ...] | None = None
+    legacy: bool = False
+
+    def accumulator(self) -> FingerprintAccumulator:
+        return FingerprintAccumulator(self.read_columns, self.legacy)
 
 
 class FingerprintAccumulator:
     """A counting engine's per-batch hook (`engines.BatchAccumulator`): fingerprints every
-    record batch it is shown, so that the ledger's key costs no second read of the data."""
+    record batch it is shown, so that the ledger's key costs no second read of the data.
+    `read_columns` are the plan's columns (for `read_key`); `legacy` asks the format-3 key."""
 
-    def __init__(self) -> None:
+    def __init__(self, read_columns: Sequence[str] | None = None, legacy: bool = False) -> None:
         self.fingerprint = RecordFingerprint()
+        self.read_columns = None if read_columns is None else tuple(read_columns)
+        self.legacy = legacy
 
     def __call__(self, batch: pa.RecordBatch) -> None:
-        self.fingerprint = self.fingerprint.add(batch)
+        self.read_columns = _present(self.read_columns, batch)
+        self.fingerprint = self.fingerprint.add(batch, self.read_columns, self.legacy)
 
     def include(self, part: RecordFingerprint) -> None:
         """Add records fingerprinted elsewhere (an engine's executors)."""
         self.fingerprint = self.fingerprint + part
 
+    def batches(self) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+        """`fingerprint_batches` with this accumulator's settings (for Spark's executors)."""
+
+        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            return fingerprint_batches(batches, self.read_columns, self.legacy)
+
+        return run
+
     def __repr__(self) -> str:
         return f"FingerprintAccumulator({self.fingerprint!r})"
+
+
+def with_read_columns(
+    fingerprint: RecordFingerprint, table: pa.Table, read_columns: Sequence[str]
+) -> RecordFingerprint:
+    """A fingerprint made without the plan's columns, given its read key from `table` (kept as
+    it was when `table` lacks one of them under its name)."""
+    if not set(read_columns) <= set(table.column_names):
+        return fingerprint
+    keyed = fingerprint_table(table.select(list(read_columns)))
+    return replace(fingerprint, read_total=keyed.total)

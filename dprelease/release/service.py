@@ -35,9 +35,9 @@ from dprelease.accounting.allocated import Allocation
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import EncodedData, TrueCounts
 from dprelease.data.engines.result import CountResult
-from dprelease.data.fingerprint import RecordFingerprint
+from dprelease.data.fingerprint import Fingerprinting, RecordFingerprint
 from dprelease.data.read import SizeLimits
-from dprelease.errors import BudgetError, InternalError
+from dprelease.errors import BudgetError, DPReleaseError, InternalError
 from dprelease.ledger.files import default_ledger_path
 from dprelease.ledger.store import Ledger, LedgerEntry
 from dprelease.ledger.values import Account as ResolvedAccount
@@ -47,7 +47,7 @@ from dprelease.release.export import files_zip, release_files, write_files
 from dprelease.release.publish import Account, Progress, charged_release, deliver
 from dprelease.release.statistics import Counter
 from dprelease.stats.allocation import PlanAllocation, plan_allocation
-from dprelease.stats.source import StatSource, read_stat_source
+from dprelease.stats.source import StatSource, needed_columns, read_stat_source
 
 NO_LEDGER_WARNING = (
     "warning: --no-ledger: this release is charged to no ledger, so no lifetime cap limits it "
@@ -96,7 +96,7 @@ class ReleaseData(Protocol):
         """The data's file name (public: it labels the ledger's entry)."""
         ...
 
-    def count(self, plan: Plan, *, fingerprint: bool = False) -> CountResult:
+    def count(self, plan: Plan, *, fingerprint: Fingerprinting | None = None) -> CountResult:
         """The true counts of the plan's tables and the data report; with `fingerprint`, the
         same pass may fingerprint every record (`CountResult.accumulator`)."""
         ...
@@ -105,7 +105,9 @@ class ReleaseData(Protocol):
         """The rows the plan's statistics and discoveries read."""
         ...
 
-    def fingerprint(self, counted: CountResult | None = None) -> RecordFingerprint:
+    def fingerprint(
+        self, counted: CountResult | None = None, settings: Fingerprinting | None = None
+    ) -> RecordFingerprint:
         """The records' fingerprint (the ledger's key), from `counted`'s pass if it made one."""
         ...
 
@@ -128,9 +130,8 @@ class FileData:
     def name(self) -> str:
         return Path(str(self.location)).name
 
-    def count(self, plan: Plan, *, fingerprint: bool = False) -> CountResult:
+    def count(self, plan: Plan, *, fingerprint: Fingerprinting | None = None) -> CountResult:
         from dprelease.data.engines import count_data
-        from dprelease.data.fingerprint import FingerprintAccumulator
 
         return count_data(
             self.location,
@@ -138,13 +139,15 @@ class FileData:
             engine=self.engine,  # type: ignore[arg-type]  # checked by the CLI's choices
             spark_master=self.spark_master,
             limits=self.limits,
-            new_accumulator=FingerprintAccumulator if fingerprint else None,
+            new_accumulator=None if fingerprint is None else fingerprint.accumulator,
         )
 
     def statistics(self, plan: Plan) -> StatSource:
         return read_stat_source(self.location, plan, self.limits)
 
-    def fingerprint(self, counted: CountResult | None = None) -> RecordFingerprint:
+    def fingerprint(
+        self, counted: CountResult | None = None, settings: Fingerprinting | None = None
+    ) -> RecordFingerprint:
         from dprelease.data.engines import locate, scan_records
         from dprelease.data.fingerprint import FingerprintAccumulator
 
@@ -152,7 +155,7 @@ class FileData:
             if not isinstance(counted.accumulator, FingerprintAccumulator):
                 raise InternalError("the counting pass made no fingerprint for the ledger")
             return counted.accumulator.fingerprint
-        accumulator = FingerprintAccumulator()  # a pass of its own over every column
+        accumulator = (settings or Fingerprinting()).accumulator()  # a pass over every column
         scan_records(
             locate(self.location, self.limits), self.limits, accumulator, self.spark_master
         )
@@ -178,7 +181,7 @@ class UploadData:
     def name(self) -> str:
         return self.filename
 
-    def count(self, plan: Plan, *, fingerprint: bool = False) -> CountResult:
+    def count(self, plan: Plan, *, fingerprint: Fingerprinting | None = None) -> CountResult:
         del fingerprint  # made from the parsed table (`fingerprint`), not the counting
         from dprelease.data.count import count, load_data
 
@@ -188,14 +191,24 @@ class UploadData:
     def statistics(self, plan: Plan) -> StatSource:
         return read_stat_source(self.data, plan, filename=self.filename)
 
-    def fingerprint(self, counted: CountResult | None = None) -> RecordFingerprint:
+    def fingerprint(
+        self, counted: CountResult | None = None, settings: Fingerprinting | None = None
+    ) -> RecordFingerprint:
         del counted
-        if self.records is not None:
-            return self.records
-        from dprelease.data.fingerprint import fingerprint_table
+        from dprelease.data.fingerprint import fingerprint_table, with_read_columns
         from dprelease.data.read import read_data
 
-        return fingerprint_table(read_data(self.data, filename=self.filename))
+        settings = settings or Fingerprinting()
+        if self.records is not None and not settings.legacy:
+            if settings.read_columns is None or self.records.read_total is not None:
+                return self.records
+            try:
+                table = read_data(self.data, filename=self.filename, columns=settings.read_columns)
+            except DPReleaseError:  # the plan's columns are not all there: no read key
+                return self.records
+            return with_read_columns(self.records, table, settings.read_columns)
+        table = read_data(self.data, filename=self.filename)
+        return fingerprint_table(table, read_columns=settings.read_columns, legacy=settings.legacy)
 
     def legacy_key(self) -> str | None:
         import hashlib
@@ -203,13 +216,28 @@ class UploadData:
         return hashlib.sha256(self.data).hexdigest()
 
 
+def fingerprinting(ledger: Ledger, plan: Plan | None) -> Fingerprinting:
+    """What the fingerprint of a release of `plan` covers for this ledger: the plan's columns,
+    and the format-3 key while the ledger has accounts that need it."""
+    from dprelease.data.count import _needed
+
+    read = None if plan is None else tuple(dict.fromkeys([*_needed(plan), *needed_columns(plan)]))
+    return Fingerprinting(read, ledger.needs_old_keys())
+
+
 def ledger_account(
-    ledger: Ledger, data: ReleaseData, dataset: str | None, counted: CountResult | None = None
+    ledger: Ledger,
+    data: ReleaseData,
+    dataset: str | None,
+    counted: CountResult | None = None,
+    plan: Plan | None = None,
 ) -> Account:
     """The account a release of `data` is charged to: the records' fingerprint (from `counted`'s
-    pass if it made one), the plan's `dataset:` name and the file's SHA-256. The one rule of
-    both front ends (the dashboard shows this account before it releases)."""
-    return account_of(ledger, data.fingerprint(counted), dataset, data.legacy_key())
+    pass if it made one, else a pass for `plan`), the plan's `dataset:` name and the file's
+    SHA-256. The one rule of both front ends (the dashboard shows this account before it
+    releases)."""
+    fingerprint = data.fingerprint(counted, fingerprinting(ledger, plan))
+    return account_of(ledger, fingerprint, dataset, data.legacy_key())
 
 
 def data_account(ledger: Ledger, data: bytes, filename: str, dataset: str | None) -> Account:
@@ -278,6 +306,8 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
     AlreadyChargedError for a release id charged before, DataError for data that cannot be read.
     """
     plan, data, progress = request.plan, request.data, request.progress
+    ledger = open_ledger(request.ledger) if request.charge else None
+    settings = None if ledger is None else fingerprinting(ledger, plan)
     progress(0.1, "Reading and encoding the data…")
     counted: list[CountResult] = []
     statistics: StatSource | None = None
@@ -296,13 +326,13 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
     else:
         progress(0.4, "Counting every table…")
         # One pass counts the tables and, with a ledger, fingerprints every record for its key.
-        counted.append(data.count(plan, fingerprint=request.charge))
+        counted.append(data.count(plan, fingerprint=settings))
         counts = counted[0].counts
         allocation = _allocation(request)
     entry = account = notice = None
-    if request.charge:
+    if ledger is not None:
         first = counted[0] if counted else None
-        account = ledger_account(open_ledger(request.ledger), data, plan.dataset, first)
+        account = ledger_account(ledger, data, plan.dataset, first, plan)
         notice = resolve_account(account).notice
         if request.cap is not None:
             set_cap(account, request.cap)

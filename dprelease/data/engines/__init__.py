@@ -142,5 +142,7 @@ def scan_records(
 
     if not isinstance(accumulator, FingerprintAccumulator):
         raise InternalError("a URI's records stay on the cluster: only a fingerprint is made")
-    accumulator.include(fingerprint_spark(source, limits, spark_master or DEFAULT_MASTER))
+    accumulator.include(
+        fingerprint_spark(source, limits, spark_master or DEFAULT_MASTER, accumulator)
+    )
     return accumulator

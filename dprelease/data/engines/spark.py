@@ -23,7 +23,7 @@ import pyarrow as pa
 from dprelease.data.engines.grouped import counts_from_groups, grouping_query, positional
 from dprelease.data.engines.result import CountResult
 from dprelease.data.engines.source import DataSource, check_columns
-from dprelease.data.fingerprint import RecordFingerprint
+from dprelease.data.fingerprint import FingerprintAccumulator, RecordFingerprint
 from dprelease.data.read import SizeLimits
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
@@ -151,20 +151,26 @@ def count_spark(
 
 
 def fingerprint_spark(
-    source: DataSource, limits: SizeLimits, master: str = DEFAULT_MASTER
+    source: DataSource,
+    limits: SizeLimits,
+    master: str = DEFAULT_MASTER,
+    accumulator: FingerprintAccumulator | None = None,
 ) -> RecordFingerprint:
     """The records' fingerprint, made where the data live: each partition's part on its
-    executor (`fingerprint.fingerprint_batches`), only the parts' sums reach the driver. The
-    fingerprint module travels by value, so executors need pyarrow and numpy, not dprelease."""
+    executor (`fingerprint.fingerprint_batches`, with `accumulator`'s settings), only the
+    parts reach the driver. The fingerprint's modules travel by value, so executors need
+    pyarrow and numpy, not dprelease."""
     _require_pyspark()
     from pyspark import cloudpickle
 
-    from dprelease.data import fingerprint
+    from dprelease.data import cell_hash, fingerprint, fingerprint_v1
 
-    cloudpickle.register_pickle_by_value(fingerprint)  # type: ignore[no-untyped-call]
+    for module in (cell_hash, fingerprint_v1, fingerprint):
+        cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
+    settings = accumulator or FingerprintAccumulator()
     with _spark_errors(source.where):
         frame = _frame(spark_session(master), source)
-        parts = frame.mapInArrow(fingerprint.fingerprint_batches, fingerprint.PART_SCHEMA)
+        parts = frame.mapInArrow(settings.batches(), fingerprint.PART_SCHEMA)
         result = RecordFingerprint.of_parts(parts.toArrow())
     limits.check(source.where, rows=result.rows)
     return result
