@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from dprelease.data import csv_file as csv_module
+from dprelease.data import formats
 from dprelease.data.count import count, encode, load_data
 from dprelease.data.csv_file import CsvFile
 from dprelease.data.engines.result import (
@@ -163,6 +164,11 @@ def _with_retries(
     """`consume` one pass; a CSV is passed again with the next encoding or bigger blocks."""
     if source.fmt == "parquet":
         return consume(_parquet_batches(source, columns))
+    streams = formats.reader(source.fmt).implementation()
+    if hasattr(streams, "batches"):  # a registered reader's own chunks (Stata, SPSS, SAS);
+        # `describe` checked the limits from the header, `consume` checks the rows it sees
+        unchecked = SizeLimits(None, None)
+        return consume(streams.batches(source.location, source.where, columns, unchecked))
     for encoding in source.encodings:
         block = block_bytes()
         while True:
