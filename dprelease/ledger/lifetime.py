@@ -52,7 +52,7 @@ from dprelease.accounting.composition import (
 )
 from dprelease.errors import BudgetError
 
-Kind = Literal["pure", "zcdp", "approx"]
+Kind = Literal["epsilon", "rho", "epsilon_delta"]  # pure ε-DP, ρ-zCDP, (ε, δ) only
 PURE_SUM, RENYI, BASIC = "pure sum", "Rényi filter", "basic filter"
 
 
@@ -66,13 +66,14 @@ class Curve:
     rho: float | None = None
 
 
-def curve_of(epsilon: float, delta: float, rho: float | None, accounting: str) -> Curve:
-    """The curve a charge's stored facts describe (`accounting` is the composition's name)."""
-    if rho is not None and accounting == "zcdp":
-        return Curve("zcdp", epsilon, delta, rho)
+def curve_of(epsilon: float, delta: float, rho: float | None) -> Curve:
+    """The curve a charge's stored facts describe: a release certifies a ρ only through
+    zCDP (`Guarantee.rho`), and a pure one charges δ = 0."""
+    if rho is not None:
+        return Curve("rho", epsilon, delta, rho)
     if delta == 0:
-        return Curve("pure", epsilon, 0.0)
-    return Curve("approx", epsilon, delta)
+        return Curve("epsilon", epsilon, 0.0)
+    return Curve("epsilon_delta", epsilon, delta)
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def _best_order(curves: Sequence[Curve], delta: float) -> float | None:
 
 
 def _rho(curve: Curve) -> Fraction:
-    if curve.kind == "zcdp":
+    if curve.kind == "rho":
         assert curve.rho is not None
         return Fraction(curve.rho)
     return Fraction(curve.epsilon) ** 2 / 2
@@ -135,7 +136,7 @@ def _rho(curve: Curve) -> Fraction:
 def renyi_cost(curve: Curve, alpha: float) -> Fraction:
     """c(α): the release's Rényi divergence bound at order α (exact)."""
     order = Fraction(alpha)
-    if curve.kind == "zcdp":
+    if curve.kind == "rho":
         assert curve.rho is not None
         return order * Fraction(curve.rho)
     epsilon = Fraction(curve.epsilon)
@@ -157,9 +158,9 @@ def totals(curves: Sequence[Curve], cap_epsilon: float | None, cap_delta: float)
     epsilon_sum = round_up(exact_sum(curve.epsilon for curve in curves))
     delta_sum = round_up(exact_sum(curve.delta for curve in curves))
     found = [Composed(epsilon_sum, delta_sum, BASIC)]
-    if all(curve.kind == "pure" for curve in curves):
+    if all(curve.kind == "epsilon" for curve in curves):
         found.append(Composed(epsilon_sum, 0.0, PURE_SUM))
-    if curves and all(curve.kind != "approx" for curve in curves):
+    if curves and all(curve.kind != "epsilon_delta" for curve in curves):
         delta = renyi_delta(cap_delta)
         alpha = (
             filter_order(cap_epsilon, cap_delta)

@@ -255,7 +255,7 @@ class Ledger:
         cap = conn.execute("SELECT epsilon, delta FROM caps WHERE dataset = ?", (dataset,))
         cap_row = cap.fetchone()
         rows = conn.execute(
-            "SELECT epsilon, delta, rho, accounting FROM charges WHERE dataset = ?", (dataset,)
+            "SELECT epsilon, delta, rho FROM charges WHERE dataset = ?", (dataset,)
         ).fetchall()
         cap_delta = cap_row["delta"] if cap_row else None
         return Balance(
@@ -264,10 +264,7 @@ class Ledger:
             spent_epsilon=round_up(exact_sum(row["epsilon"] for row in rows)),
             spent_delta=round_up(exact_sum(row["delta"] for row in rows)),
             releases=len(rows),
-            curves=tuple(
-                curve_of(row["epsilon"], row["delta"], row["rho"], row["accounting"])
-                for row in rows
-            ),
+            curves=tuple(curve_of(row["epsilon"], row["delta"], row["rho"]) for row in rows),
         )
 
     def _read(self, query: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:

@@ -41,7 +41,7 @@ class LedgerEntry:
 
     @property
     def curve(self) -> Curve:
-        return curve_of(self.epsilon, self.delta, self.rho, self.accounting)
+        return curve_of(self.epsilon, self.delta, self.rho)
 
     def to_dict(self) -> dict[str, object]:
         """The shape `ledger show --json` prints for one release."""
@@ -159,7 +159,7 @@ def _refusal(
 def guarantee_curve(guarantee: Guarantee) -> Curve:
     """The privacy curve a release's guarantee charges (checked as `cost` checks it)."""
     epsilon, delta = cost(guarantee)
-    return curve_of(epsilon, delta, guarantee.rho, guarantee.composition)
+    return curve_of(epsilon, delta, guarantee.rho)
 
 
 def cost(guarantee: Guarantee) -> tuple[float, float]:

@@ -77,7 +77,7 @@ def test_ten_yearly_zcdp_releases_fit_a_cap_of_four_and_the_eleventh_waits_for_t
 def test_the_filter_total_is_never_below_the_best_conversion_of_the_summed_rho():
     year = yearly()
     assert year.rho is not None
-    curve = Curve("zcdp", year.epsilon, 1e-10, year.rho)
+    curve = Curve("rho", year.epsilon, 1e-10, year.rho)
     for n, cap in ((10, 4.0), (30, 7.0), (100, 13.0)):
         total = composed([curve] * n, cap, 1e-9)
         best, _ = zcdp_to_epsilon(n * year.rho, 1e-10)  # the tightest at the filter's δ
@@ -87,20 +87,20 @@ def test_the_filter_total_is_never_below_the_best_conversion_of_the_summed_rho()
 
 
 def test_pure_releases_still_sum_exactly_under_a_pure_cap():
-    tenth = Curve("pure", 0.1, 0.0)
+    tenth = Curve("epsilon", 0.1, 0.0)
     assert composed([tenth] * 9, 1.0, 0.0).rule == PURE_SUM
     assert not admits([tenth] * 10, 1.0, 0.0)  # 10 × float 0.1 is 1 + 5.5e-17 exactly
 
 
 def test_many_small_pure_releases_use_the_renyi_filter_when_the_cap_allows_delta():
-    small = Curve("pure", 0.01, 0.0)
+    small = Curve("epsilon", 0.01, 0.0)
     assert not admits([small] * 200, 1.0, 0.0)  # Σ ε = 2 over a pure cap
     assert admits([small] * 200, 1.0, 1e-3)  # ρ = 0.01 converts to about 0.97 at δ = 1e-10
     assert composed([small] * 200, 1.0, 1e-3).rule == RENYI
 
 
 def test_an_account_with_an_approx_release_uses_the_basic_filter_with_the_rest_of_delta():
-    approx = Curve("approx", 0.5, 4e-4)
+    approx = Curve("epsilon_delta", 0.5, 4e-4)
     assert admits([approx, approx], 2.0, 1e-3)
     assert not admits([approx, approx], 2.0, 8e-4)  # 8e-4 > 8e-4 − 1e-10, the Rényi part
     total = composed([approx], 2.0, 1e-3)
@@ -110,8 +110,8 @@ def test_an_account_with_an_approx_release_uses_the_basic_filter_with_the_rest_o
 def test_renyi_costs_of_pure_releases_are_the_smaller_bound():
     alpha = filter_order(4.0, 1e-9)
     assert alpha is not None and alpha > 1
-    assert renyi_cost(Curve("pure", 10.0, 0.0), alpha) == 10  # ε bounds every order
-    assert float(renyi_cost(Curve("pure", 0.01, 0.0), alpha)) == pytest.approx(alpha * 5e-5)
+    assert renyi_cost(Curve("epsilon", 10.0, 0.0), alpha) == 10  # ε bounds every order
+    assert float(renyi_cost(Curve("epsilon", 0.01, 0.0), alpha)) == pytest.approx(alpha * 5e-5)
 
 
 def test_ledger_show_json_has_the_plain_sums_and_the_composed_total(tmp_path):
