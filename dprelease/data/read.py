@@ -2,11 +2,12 @@
 as written.
 
 The one place that turns bytes into a `pyarrow.Table`; the format comes from the registry.
-Every column is read as text ("01" stays "01", "" and "NA" stay as written) unless it is named in `numeric`: those are float64,
-null or NaN where a value is missing, NaN where it is not a number (encoding counts both as
-missing). Errors are `DataError`s with one line that names columns and line numbers but
-never a record value. Nothing on the CSV path imports pandas (pyarrow does so lazily in
-`pa.array` and `to_numpy`, so those are avoided there): the CLI must start fast.
+Every column is read as text ("01" stays "01", "" and "NA" stay as written) unless it is
+named in `numeric`: those are float64, null or NaN where a value is missing, NaN where it is
+not a number (encoding counts both as missing). Errors are `DataError`s with one line that
+names columns and line numbers but never a record value. Nothing on the CSV path imports
+pandas (pyarrow does so lazily in `pa.array` and `to_numpy`, so those are avoided there):
+the CLI must start fast.
 """
 
 from __future__ import annotations

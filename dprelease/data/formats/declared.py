@@ -64,6 +64,12 @@ def code(value: object) -> Code | None:
     return text or None
 
 
+def _order(pair: tuple[Code, str]) -> tuple[int, int, str]:
+    """Numbers in numeric order, then texts (SPSS allows both kinds in no column at once)."""
+    value = pair[0]
+    return (0, value, "") if isinstance(value, int) else (1, 0, value)
+
+
 def declared_from(meta: Any) -> DeclaredMetadata:
     """Labels from pyreadstat's metadata container (codes sorted: numbers, then texts)."""
     variable = {
@@ -77,7 +83,7 @@ def declared_from(meta: Any) -> DeclaredMetadata:
         kept = [(c, label) for c, label in pairs if c is not None]
         if not kept:
             continue
-        kept.sort(key=lambda pair: (isinstance(pair[0], str), pair[0]))  # type: ignore[arg-type]
+        kept.sort(key=_order)
         books[name] = ColumnCodebook(
             tuple(c for c, _ in kept), {str(c): label.strip() for c, label in kept}
         )
