@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.data.columns import float_values
 from dprelease.data.domains import domain_from_data
 from dprelease.data.report import ColumnReport
@@ -164,7 +165,7 @@ def _categorical_form(
         codebook = st.file_uploader(
             "…or import a codebook CSV (first column = values; optional `label` and `parent` "
             "columns)",
-            type=["csv"],
+            type=formats.codebook_types(),
             key=f"codebook_{name}_{version}",
         )
         labels_before = labels_text(declaration.get("labels"))

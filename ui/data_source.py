@@ -7,6 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import empty_plan
@@ -25,8 +26,8 @@ def data_source_section(ws: Workspace) -> pa.Table | None:
     left, right = st.columns([3, 1])
     with left:
         uploaded = st.file_uploader(
-            "Upload a data file (CSV, Parquet or Excel)",
-            type=["csv", "tsv", "txt", "parquet", "xlsx"],
+            f"Upload a data file ({formats.FORMAT_NAMES})",
+            type=formats.upload_types(),
             key=upload_key,  # a new key after a refused file empties the uploader
             help="Checked against the upload limit before it is read. It stays in this browser "
             "session only, never on the server's disk.",

@@ -144,8 +144,9 @@ def upload_types() -> list[str]:
     return [suffix.lstrip(".") for suffix in suffixes()]
 
 
-def with_declared_metadata() -> tuple[Reader, ...]:
-    return tuple(r for r in READERS if r.declares_metadata)
+def codebook_types() -> list[str]:
+    """A codebook (the dashboard's import of a domain) is comma-separated text."""
+    return [text_reader().suffixes[0].lstrip(".")]
 
 
 def part_file(path: Path) -> bool:
@@ -176,7 +177,8 @@ def detect(head: bytes, name: str, where: str) -> Reader:
         return shown or text_reader()
     found = for_suffix(suffix)
     if found is None:
-        raise DataError(f"Unsupported data file type {suffix!r} ({where}); use {allowed()}.")
+        named = where[:1].lower() + where[1:]
+        raise DataError(f"Unsupported data file type {suffix!r} ({named}); use {allowed()}.")
     if found is not shown and (shown is not None or found.signature is not None):
         actual = "text" if shown is None else shown.label
         raise DataError(
