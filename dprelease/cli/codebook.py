@@ -43,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if declared is None:
         raise DataError(
             f"The data file '{Path(args.data).name}' is in a format that declares no value "
-            "labels (CSV, Parquet, Excel); give a Stata, SPSS or SAS file, or write the domain "
-            "and labels in the plan."
+            "labels; give a Stata, SPSS or SAS file, or write the domain and labels in the plan."
         )
     if args.plan is None:
         _print(declared, args.json)
