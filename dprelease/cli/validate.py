@@ -8,7 +8,13 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
-from dprelease.cli.options import add_cells_option, add_data_options, file_data, load_plan
+from dprelease.cli.options import (
+    add_cells_option,
+    add_data_argument,
+    add_data_options,
+    file_data,
+    load_plan,
+)
 from dprelease.cli.text import print_data_report
 from dprelease.errors import DPReleaseError, one_line
 
@@ -19,7 +25,7 @@ if TYPE_CHECKING:
 def add_parser(commands: Any) -> None:
     validate = commands.add_parser("validate", help="check the plan and the data")
     validate.add_argument("plan", help="plan file (.yaml or .json)")
-    validate.add_argument("--data", help="data file (overrides the plan's `data`)")
+    add_data_argument(validate)
     add_data_options(validate)
     add_cells_option(validate)
 

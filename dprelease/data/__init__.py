@@ -1,4 +1,4 @@
-"""CONFIDENTIAL data: read files (CSV, Parquet, Excel), encode onto the plan's domains and
+"""CONFIDENTIAL data: read files (every format in the readers' registry, `formats`), encode onto the plan's domains and
 count into TrueCounts, or count in one streaming pass (engines: arrow, duckdb, spark); domain
 coverage, record fingerprints for the ledger.
 

@@ -8,7 +8,9 @@
 `auto` picks DuckDB for Parquet (measured 3× faster than Arrow at 100 M rows, see the README)
 and for `unit: id`; Arrow for CSV (measured as fast as DuckDB's own query), when DuckDB is
 not installed, and when an accumulator must see every batch. An .xlsx (at most 200 MB
-unpacked) is read whole, once, on every engine (`arrow.count_whole`).
+unpacked) is read whole, once, on every engine (`arrow.count_whole`). A format that only Arrow
+reads (Stata, SPSS, SAS: its registered reader's `engines`) is streamed by Arrow in its
+reader's own batches.
 """
 
 from __future__ import annotations
