@@ -51,6 +51,8 @@ def test_release_of_a_sav_is_charged_to_the_csvs_account(folder: Path, tmp_path:
         assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(tmp_path / "r_sav.zip") as release:
         meta = json.loads(release.read("metadata.json"))
+        report = release.read("report.html").decode("utf-8")
+    assert "the value labels the data file declares" in report  # not "read from the data"
     assert meta["columns"]["sex"]["domain_source"] == "value_labels"
     assert meta["columns"]["sex"]["value_labels"] == {"1": "Male", "2": "Female"}
     shown = run("ledger", "show", "--ledger", str(ledger), "--json")
