@@ -2,11 +2,11 @@
 
 A reader is a name (a `DataSource.fmt`), a label for messages, the suffixes it reads, how to
 recognise its content from the first bytes, the engines that read it natively, and the module
-that reads it. Every reader module has the same functions (see `FormatModule`):
+that reads it. Every reader module has the same functions (`base.py` lists them):
 `read_table` (the whole file within the size limits, as `read_data` returns it), `describe`
-(columns and rows from the header or metadata, no record read), and, when the reader streams
-outside the engines' own readers, `batches` (record batches within the memory limit); a
-reader with declared metadata (value and variable labels) also has `declared`.
+(columns and rows from the header or metadata, no record read), and, when no engine reads the
+format natively, `batches` (record batches within the memory limit); a reader with declared
+metadata (value and variable labels) also has `declared`.
 
 Nothing outside this package names a format's suffix (`tests/unit/data/test_formats.py`
 greps the package): the CLI's help, the dashboard's uploaders, `read_data`'s detection and the

@@ -1,16 +1,22 @@
-"""What every reader module takes and gives (`formats.Reader.implementation()`): a read request,
-and a source described from its header or metadata without reading a record."""
+"""What every reader module takes and gives (`formats.Reader.implementation()`):
+
+- `read_table(request: ReadRequest) -> pa.Table`: the whole file within the size limits, as
+  `read_data` returns it (numeric columns float64, every other column text);
+- `describe(path, head, where, limits) -> Described`: columns and rows from the header or
+  metadata, no record read (the engines' `DataSource`);
+- `batches(location, where, columns, limits) -> Iterator[pa.RecordBatch]`: only in a module
+  whose format no engine reads natively (the Arrow engine streams these batches);
+- `declared(source, where) -> DeclaredMetadata`: only where `Reader.declares_metadata`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from dprelease.data.size_limits import SizeLimits
 
 
@@ -35,17 +41,3 @@ class Described:
     files: tuple[str, ...] = ()  # a folder's part files, in order
     encodings: tuple[str, ...] = ()  # text: the encodings to try, in order
     delimiter: str = ","
-
-
-class FormatModule(Protocol):
-    """The functions of a reader module (`batches` and `declared` only where registered)."""
-
-    def read_table(self, request: ReadRequest) -> pa.Table: ...
-
-    def describe(self, path: Path, head: bytes, where: str, limits: SizeLimits) -> Described: ...
-
-
-class StreamingModule(FormatModule, Protocol):
-    def batches(
-        self, location: str, where: str, columns: Sequence[str], limits: SizeLimits
-    ) -> Iterator[pa.RecordBatch]: ...
