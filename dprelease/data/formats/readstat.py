@@ -35,11 +35,15 @@ CHUNK_BYTES = 64 << 20  # decoded per chunk: pandas' frame and its arrow copy st
 MAX_CHUNK_ROWS = 1 << 20  # as the Arrow engine's Parquet batches
 
 
-def chunk_rows(columns: int) -> int:
-    """Rows per chunk: CHUNK_BYTES over the columns' 8 bytes each, at least 1,000."""
-    return max(
-        1_000, min(MAX_CHUNK_ROWS, CHUNK_BYTES // (DECODED_BYTES_PER_VALUE * max(1, columns)))
-    )
+def chunk_rows(row_bytes: int) -> int:
+    """Rows per chunk: CHUNK_BYTES over a row's decoded bytes, at least 1,000."""
+    return max(1_000, min(MAX_CHUNK_ROWS, CHUNK_BYTES // max(1, row_bytes)))
+
+
+def row_bytes(meta: Any, names: Sequence[str]) -> int:
+    """A row's decoded bytes at least: 8 per value, a text column's declared width."""
+    widths = getattr(meta, "variable_storage_width", None) or {}
+    return sum(max(DECODED_BYTES_PER_VALUE, int(widths.get(n) or 0)) for n in names)
 
 
 @dataclass(frozen=True)
@@ -86,9 +90,7 @@ class ReadstatFormat:
         meta = self.metadata(source, where)
         wanted = select_columns(list(meta.column_names), columns, numeric)
         rows = max(0, int(meta.number_rows or 0))  # a transport file may not say (None)
-        widths = getattr(meta, "variable_storage_width", None) or {}
-        per_row = sum(max(DECODED_BYTES_PER_VALUE, int(widths.get(n) or 0)) for n in wanted)
-        limits.check(where, rows=rows, decoded_bytes=rows * per_row)
+        limits.check(where, rows=rows, decoded_bytes=rows * row_bytes(meta, wanted))
         return meta, wanted
 
     def batches(
@@ -108,7 +110,7 @@ class ReadstatFormat:
     ) -> Iterator[pa.RecordBatch]:
         read = wanted or list(meta.column_names)[:1]  # no column asked (a total): count rows
         narrow = {n for n, kind in meta.readstat_variable_types.items() if kind == "float"}
-        step = chunk_rows(len(read))
+        step = chunk_rows(row_bytes(meta, read))
         offset = 0
         while True:
             frame, _ = self._call(source, where, usecols=read, row_offset=offset, row_limit=step)
