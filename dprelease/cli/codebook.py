@@ -16,10 +16,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dprelease.errors import DataError
+from dprelease.errors import DataError, quote
 
 if TYPE_CHECKING:
     from dprelease.data.formats.declared import DeclaredMetadata
+    from dprelease.plan.model import Plan
 
 
 def add_parser(commands: Any) -> None:
@@ -52,6 +53,36 @@ def run(args: argparse.Namespace) -> int:
     names = ", ".join(filled) if filled else "none (no categorical column of the plan is labelled)"
     print(f"wrote {args.out}; columns filled from the file's value labels: {names}")
     return 0
+
+
+def declared_notes(plan: Plan, location: Path | str) -> list[str]:
+    """`validate`'s notes on the labels a data file declares: a categorical column the plan
+    declares without labels while the file labels it, and a `value_labels` domain that is no
+    longer the file's codes."""
+    from dprelease.data.formats.declared import declared_metadata
+    from dprelease.plan.schema import CategoricalColumn
+
+    if not isinstance(location, Path) or not location.is_file():
+        return []  # a folder of parts or a URI: formats without labels
+    declared = declared_metadata(location)
+    notes = []
+    for column in plan.schema.columns:
+        book = None if declared is None else declared.codebook(column.name)
+        if book is None or not isinstance(column, CategoricalColumn):
+            continue
+        if column.domain_source == "value_labels":
+            if [str(c) for c in book.domain] != [str(v) for v in column.domain]:
+                notes.append(
+                    f"column {quote(column.name)} says its domain is the file's value labels, "
+                    "but the file declares other codes now; `dprelease codebook` fills them again."
+                )
+        elif not column.value_labels:
+            notes.append(
+                f"the data file declares value labels for column {quote(column.name)} "
+                f"({len(book.domain)} codes); `dprelease codebook DATA --plan PLAN --out NEW` "
+                "takes them as its domain and labels."
+            )
+    return notes
 
 
 def _columns(declared: DeclaredMetadata) -> dict[str, dict[str, Any]]:

@@ -38,6 +38,9 @@ def test_validate_reads_a_stata_or_sas_file(folder: Path, suffix: str) -> None:
     result = run("validate", str(folder / "plan.yaml"), "--data", str(folder / f"survey.{suffix}"))
     assert result.returncode == 0, result.stderr
     assert "ok: 2 tables" in result.stdout and "300 rows read" in result.stderr
+    hint = "note: the data file declares value labels for column 'region' (4 codes)"
+    assert (hint in result.stdout) == (suffix == "dta")  # a transport file has none
+    assert "column 'sex'" not in result.stdout  # the plan already took them
 
 
 def test_release_of_a_sav_is_charged_to_the_csvs_account(folder: Path, tmp_path: Path) -> None:
