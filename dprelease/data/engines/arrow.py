@@ -64,7 +64,7 @@ def count_arrow(
     new_accumulator: Callable[[], BatchAccumulator] | None = None,
 ) -> CountResult:
     """True counts and data report by streaming batches (unit: row only)."""
-    if source.fmt == "excel":
+    if formats.reader(source.fmt).whole:  # an .xlsx
         return count_whole(source, plan, limits, new_accumulator)
     if plan.unit.kind == "id":
         if not _fits_in_memory(source):
@@ -142,7 +142,7 @@ def scan_all(
     """
     if source.remote:
         raise InternalError("a URI is read by Spark, not scanned here")
-    if source.fmt == "excel":
+    if formats.reader(source.fmt).whole:  # an .xlsx
         for batch in _whole_table(source, limits).to_batches(max_chunksize=BATCH_ROWS):
             accumulator(batch)
         return accumulator
