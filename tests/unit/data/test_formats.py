@@ -109,6 +109,35 @@ def test_no_format_suffix_or_format_list_outside_the_registry() -> None:
     assert not found, "ask dprelease.data.formats instead:\n" + "\n".join(found)
 
 
+ENGINE_NATIVE = {
+    # DuckDB's and Spark's own readers (read_parquet/read_csv, reader.parquet/csv), the Arrow
+    # engine's Parquet batches and CSV retries, auto's choice of DuckDB for Parquet
+    "dprelease/data/engines/__init__.py": 1,
+    "dprelease/data/engines/arrow.py": 2,
+    "dprelease/data/engines/duckdb.py": 5,
+    "dprelease/data/engines/spark.py": 2,
+}
+
+
+def test_reader_names_are_compared_only_where_an_engine_reads_the_format_itself() -> None:
+    """`source.fmt == "…"` outside the registry: only the engines' native readers (a new one
+    fails here: ask `formats.reader(fmt)` for what it can do instead)."""
+    names = {reader.name for reader in formats.READERS}
+    found: dict[str, int] = {}
+    for path in sorted((ROOT / "dprelease").rglob("*.py")):
+        if REGISTRY in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            named = any(isinstance(s, ast.Attribute) and s.attr == "fmt" for s in sides)
+            if named and any(isinstance(s, ast.Constant) and s.value in names for s in sides):
+                where = path.relative_to(ROOT).as_posix()
+                found[where] = found.get(where, 0) + 1
+    assert found == ENGINE_NATIVE
+
+
 # --- the statisticians' formats: same records, same key ----------------------------------------
 
 
