@@ -58,7 +58,10 @@ inward: each line imports only from lines above it or from its own subpackage.
     epsilon_meaning ε as risk: posterior odds, membership-test bounds, one sentence (the report
                     and the dashboard show it beside ε; no data)
 - data/           CONFIDENTIAL microdata
-    read            read_data: a CSV, Parquet or Excel file into a column table, size limits
+    read            read_data: a data file of any registered format into a column table
+    formats/        the readers' registry (name, suffixes, signature, engines, module): text,
+                    parquet, workbook, and through pyreadstat (readstat) stata, spss, sas,
+                    xport; declared (value and variable labels: the producer's codebook)
     columns         which columns to read; values as numpy without pandas
     csv_file        CSV: encoding, delimiter and header sniffed, read by pyarrow in blocks
     excel           .xlsx: decoded size from the sheet's XML first, then one streaming pass
@@ -139,7 +142,8 @@ inward: each line imports only from lines above it or from its own subpackage.
                   distribution, charged to the ledger), command (`dprelease graph`)
 - cli/            the command line (python -m dprelease), the top layer: SUBCOMMANDS lists one
                   module per area (add_parser, run: parse → call the library → print); plan,
-                  release, validate, sample, risk; options (shared arguments), text (output)
+                  release, validate, codebook (a file's declared labels), sample, risk; options
+                  (shared arguments), text (output)
 
 Importing dprelease imports none of the heavy parts; each subpackage re-exports its public
 API lazily, and library code imports from the module itself.

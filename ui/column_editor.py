@@ -9,6 +9,7 @@ from typing import Any
 import pyarrow as pa
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.data.columns import float_values
 from dprelease.data.domains import domain_from_data
 from dprelease.data.report import ColumnReport
@@ -27,6 +28,7 @@ from dprelease.plan.edit import (
     set_numeric,
 )
 from dprelease.plan.statistic_edit import discover_of, set_discovered
+from ui.declared_labels import declared_labels_section
 from ui.markdown import md, md_error
 from ui.state import Workspace
 
@@ -35,6 +37,9 @@ _LEAK_WARNING = (
     "Taking the domain from the data reveals which values occur (a rare category shows that "
     "someone has it). The release metadata will say the domain came from the data."
 )
+
+
+_SOURCES = {"data": ", domain from data", "value_labels": ", domain from the file's value labels"}
 
 
 def _version(declaration: dict[str, Any] | None) -> str:
@@ -56,7 +61,7 @@ def _summary(declaration: dict[str, Any] | None) -> str:
         return f"categorical, domain discovered privately at release (min_count {discovered})"
     size = len(declaration.get("domain", []))
     parent = f", within {md(declaration['parent'])}" if declaration.get("parent") else ""
-    source = ", domain from data" if declaration.get("domain_source") == "data" else ""
+    source = _SOURCES.get(declaration.get("domain_source", ""), "")
     labelled = f", {len(declaration['labels'])} labelled" if declaration.get("labels") else ""
     return f"categorical, {size} values{labelled}{parent}{source}"
 
@@ -102,6 +107,7 @@ def column_editor(
             st.caption("Not released. Tables using it were removed.")
             return
         if kind == "categorical":
+            declared_labels_section(ws, name, version)  # a Stata/SPSS file's value labels
             public = current == kind and discover_of(declaration) is None
             _categorical_form(ws, name, declaration if public else None, version)
         else:
@@ -164,7 +170,7 @@ def _categorical_form(
         codebook = st.file_uploader(
             "…or import a codebook CSV (first column = values; optional `label` and `parent` "
             "columns)",
-            type=["csv"],
+            type=formats.codebook_types(),
             key=f"codebook_{name}_{version}",
         )
         labels_before = labels_text(declaration.get("labels"))

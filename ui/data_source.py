@@ -7,9 +7,11 @@ from __future__ import annotations
 import pyarrow as pa
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import empty_plan
+from ui.declared_labels import labelled_count
 from ui.markdown import md, md_error, static_table
 from ui.plan_without_data import no_data_section
 from ui.state import Upload, Workspace, parsed_table, reset_to_sample, sample_plan_dict
@@ -25,8 +27,8 @@ def data_source_section(ws: Workspace) -> pa.Table | None:
     left, right = st.columns([3, 1])
     with left:
         uploaded = st.file_uploader(
-            "Upload a data file (CSV, Parquet or Excel)",
-            type=["csv", "tsv", "txt", "parquet", "xlsx"],
+            f"Upload a data file ({formats.FORMAT_NAMES})",
+            type=formats.upload_types(),
             key=upload_key,  # a new key after a refused file empties the uploader
             help="Checked against the upload limit before it is read. It stays in this browser "
             "session only, never on the server's disk.",
@@ -73,7 +75,13 @@ def data_source_section(ws: Workspace) -> pa.Table | None:
             unrelated = not set(ws.plan.get("columns", {})) & set(read.column_names)
             if untouched_sample or (from_sample and unrelated):
                 ws.plan = empty_plan()  # a new data set starts from a clean plan
-            ws.memo.flash = f"Loaded {md(uploaded.name)}: {read.num_columns} columns."
+            labelled = labelled_count(ws)
+            ws.memo.flash = f"Loaded {md(uploaded.name)}: {read.num_columns} columns." + (
+                f" The file declares value labels for {labelled} columns: each column's editor "
+                "offers them as its domain."
+                if labelled
+                else ""
+            )
             st.rerun()  # so the budget meter in the sidebar shows the new data set
 
     if ws.memo.upload_error is not None:

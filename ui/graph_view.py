@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import plotly.graph_objects as go
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.errors import DPReleaseError
 from dprelease.graph.anonymity import measure_degree_risk, unique_nodes
 from dprelease.graph.edges import EdgeList, read_edges
@@ -54,8 +55,8 @@ def _session() -> GraphSession:
 
 def _read_upload(state: GraphSession) -> None:
     uploaded = st.file_uploader(
-        "Edge list (CSV, Parquet or Excel): the first two columns are the two end nodes",
-        type=["csv", "txt", "parquet", "xlsx"],
+        f"Edge list ({formats.FORMAT_NAMES}): the first two columns are the two end nodes",
+        type=formats.upload_types(),
         key="graph_upload",
     )
     if uploaded is None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.edit import check_column, read_codebook, set_categorical
 from dprelease.plan.schema import RESERVED_NAME
@@ -92,7 +93,7 @@ def no_data_section(ws: Workspace) -> None:
         codebook = st.file_uploader(
             "…or a column from a codebook CSV (first column = codes, its header = the column's "
             "name; optional `parent` column)",
-            type=["csv"],
+            type=formats.codebook_types(),
             key="codebook_only",
         )
         parents = [

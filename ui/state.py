@@ -111,6 +111,7 @@ class Memo:
     quick_columns: list[str] = field(default_factory=list)  # Tables page: the quick-add choice
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
     plan_slot: Any = None  # `ui/sidebar.py`: the sidebar's slot for the plan's figures (this run's)
+    declared: tuple[str, Any] | None = None  # `ui/declared_labels.py`: (SHA, the file's labels)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from dprelease.cli import plan, release, risk, sample, validate
+from dprelease.cli import codebook, plan, release, risk, sample, validate
 from dprelease.errors import DPReleaseError, one_line
 from dprelease.graph import command as graph_command
 from dprelease.ldp import command as ldp_command
@@ -31,6 +31,7 @@ SUBCOMMANDS: list[Any] = [
     plan,
     release,
     validate,
+    codebook,  # the labels a Stata, SPSS or SAS file declares (issue 36)
     sample,
     ledger_command,
     ldp_command,

@@ -40,6 +40,17 @@ def _cells(text: str) -> int:
     return _whole_number(text, "cells")
 
 
+def add_data_argument(parser: argparse.ArgumentParser) -> None:
+    """`--data FILE`: every format the readers' registry reads (`dprelease.data.formats`)."""
+    from dprelease.data.formats import FORMAT_NAMES
+
+    parser.add_argument(
+        "--data",
+        help=f"data file ({FORMAT_NAMES}) or a folder of Parquet parts; overrides the plan's "
+        "`data`",
+    )
+
+
 def add_data_options(parser: argparse.ArgumentParser) -> None:
     """The data options of `release` and `validate`: size limits and the counting engine."""
     parser.add_argument(

@@ -10,14 +10,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from dprelease.cli.options import add_cells_option, add_data_options, file_data, load_plan
+from dprelease.cli.options import (
+    add_cells_option,
+    add_data_argument,
+    add_data_options,
+    file_data,
+    load_plan,
+)
 from dprelease.cli.text import print_balance, print_data_report, summary_text
 
 
 def add_parser(commands: Any) -> None:
     release = commands.add_parser("release", help="draw the noise once and write the release")
     release.add_argument("plan", help="plan file (.yaml or .json)")
-    release.add_argument("--data", help="data file (overrides the plan's `data`)")
+    add_data_argument(release)
     release.add_argument("--out", required=True, help="new directory, or a path ending in .zip")
     release.add_argument("--json", action="store_true", help="print the summary as JSON")
     ledger = release.add_mutually_exclusive_group()

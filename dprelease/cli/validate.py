@@ -8,7 +8,15 @@ import dataclasses
 import sys
 from typing import TYPE_CHECKING, Any
 
-from dprelease.cli.options import add_cells_option, add_data_options, file_data, load_plan
+from dprelease.cli.codebook import declared_notes
+from dprelease.cli.options import (
+    add_cells_option,
+    add_data_argument,
+    add_data_options,
+    data_location,
+    file_data,
+    load_plan,
+)
 from dprelease.cli.text import print_data_report
 from dprelease.errors import DPReleaseError, one_line
 
@@ -19,7 +27,7 @@ if TYPE_CHECKING:
 def add_parser(commands: Any) -> None:
     validate = commands.add_parser("validate", help="check the plan and the data")
     validate.add_argument("plan", help="plan file (.yaml or .json)")
-    validate.add_argument("--data", help="data file (overrides the plan's `data`)")
+    add_data_argument(validate)
     add_data_options(validate)
     add_cells_option(validate)
 
@@ -41,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
             _validate_statistics_data(args, plan)  # issue 16
         else:
             print_data_report(file_data(args, plan).count(plan), plan)
+        for note in declared_notes(plan, data_location(plan, args.data)):
+            print(f"note: {note}")
     statistics = f", {len(plan.statistics)} statistics" if plan.statistics else ""  # issue 16
     cells = sum(t.cells for t in allocation.tables)
     print(f"ok: {len(plan.tables)} tables, {cells} cells{statistics}")

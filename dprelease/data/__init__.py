@@ -1,6 +1,6 @@
-"""CONFIDENTIAL data: read files (CSV, Parquet, Excel), encode onto the plan's domains and
-count into TrueCounts, or count in one streaming pass (engines: arrow, duckdb, spark); domain
-coverage, record fingerprints for the ledger.
+"""CONFIDENTIAL data: read files (every format in the readers' registry, `formats`), encode
+onto the plan's domains and count into TrueCounts, or count in one streaming pass (engines:
+arrow, duckdb, spark); domain coverage, record fingerprints for the ledger.
 
 Public names are re-exported lazily (imported on first use); library code imports them from
 their module.

@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from dprelease.data.formats import FORMAT_NAMES
 from dprelease.errors import quote
 
 
@@ -27,7 +28,7 @@ def add_parser(commands: Any) -> None:
     simulate = sub.add_parser(
         "simulate", help="CONFIDENTIAL: randomise a column of your data and compare with truth"
     )
-    simulate.add_argument("data", help="data file (CSV, Parquet or Excel)")
+    simulate.add_argument("data", help=f"data file ({FORMAT_NAMES})")
     simulate.add_argument("--column", required=True, help="the column respondents answer")
     simulate.add_argument("--protocol", required=True, help="GRR, OUE, OLH, SUE, BLH or HR")
     simulate.add_argument("--epsilon", type=float, required=True, help="each respondent's ε")
@@ -53,7 +54,7 @@ def add_heavy_parsers(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser, column_help: str) -> None:
-    parser.add_argument("data", help="data file (CSV, Parquet or Excel)")
+    parser.add_argument("data", help=f"data file ({FORMAT_NAMES})")
     parser.add_argument("--column", required=True, help=column_help)
     parser.add_argument("--epsilon", type=float, required=True, help="each respondent's ε")
     parser.add_argument("--top", type=int, default=10, help="how many values (default 10)")

@@ -182,8 +182,12 @@ def set_categorical(
     parent_map: dict[str, str] | None = None,
     labels: dict[str, str] | None = None,
     from_data: bool = False,
+    from_value_labels: bool = False,
 ) -> PlanDict:
-    """Declare a categorical column; `labels` are the codebook's {code text: label}."""
+    """Declare a categorical column; `labels` are the codebook's {code text: label}.
+
+    `from_data`: the domain was read from the records (a disclosure, reported as such);
+    `from_value_labels`: from the file's declared value labels (public, the producer's)."""
     out = _copy(plan)
     text = any(isinstance(value, str) for value in domain)  # one type: text if any is text
     column: dict[str, Any] = {
@@ -199,6 +203,8 @@ def set_categorical(
         column["labels"] = dict(labels)
     if from_data:
         column["domain_source"] = "data"
+    elif from_value_labels:
+        column["domain_source"] = "value_labels"
     out["columns"][name] = column
     return out
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.model import Budget, Postprocess, did_you_mean, keys_of
 from dprelease.plan.schema import (
+    DECLARED_SOURCES,
     CategoricalColumn,
     Column,
     NumericColumn,
@@ -189,9 +190,10 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
     bag.keys(raw, COLUMN_KEYS, where)
     kind = raw.get("kind", "categorical" if "domain" in raw else "numeric")
     source = raw.get("domain_source", "plan")
-    if source not in ("plan", "data"):
+    if source not in DECLARED_SOURCES:
+        allowed = ", ".join(quote(s) for s in DECLARED_SOURCES)
         bag.problems.append(
-            f"{where}: domain_source must be 'plan' or 'data', got {quote(source)}."
+            f"{where}: domain_source must be one of {allowed}, got {quote(source)}."
         )
         return None
     if kind == "categorical":

@@ -1,7 +1,9 @@
 """Columns and their public domains: categories, numeric bins, geography hierarchy.
 
 A domain is public knowledge written in the plan, never read from the data (unless the user
-chose so explicitly; `domain_source` then says ``"data"``). Each column knows how to turn data
+chose so explicitly; `domain_source` then says ``"data"``). A domain filled from the data
+file's declared value labels (the producer's codebook, not the records) says
+``"value_labels"``. Each column knows how to turn data
 values into codes 0..size-1 of its domain, with -1 for a row that is left out.
 """
 
@@ -21,7 +23,8 @@ from dprelease.errors import PlanError, quote
 from dprelease.limits import MAX_VALUE_LABEL
 
 DomainValue = str | int | float
-DomainSource = Literal["plan", "data", "discovered"]  # discovered: issue 16
+DomainSource = Literal["plan", "data", "discovered", "value_labels"]  # discovered: issue 16
+DECLARED_SOURCES = ("plan", "data", "value_labels")  # what a plan may write (issue 36: labels)
 
 RESERVED_NAME = "count"  # the released tables' count column
 LABEL_SUFFIX = "_label"  # the released tables' column of value labels after a code column

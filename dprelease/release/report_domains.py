@@ -67,13 +67,16 @@ def _numeric(column: NumericColumn) -> str:
     )
 
 
+_SOURCE_NOTES = {
+    "data": "<p><strong>The domain was read from the data</strong> (it reveals which values "
+    "occur).</p>\n",
+    "value_labels": "<p>The domain and labels are the value labels the data file declares "
+    "(the producer's codebook), not values found in the records.</p>\n",
+}
+
+
 def _column(column: Column) -> str:
-    source = (
-        "<p><strong>The domain was read from the data</strong> (it reveals which values "
-        "occur).</p>\n"
-        if column.domain_source == "data"
-        else ""
-    )
+    source = _SOURCE_NOTES.get(column.domain_source, "")
     body = _categorical(column) if isinstance(column, CategoricalColumn) else _numeric(column)
     return f"<h3>{escape(column.name)}</h3>\n{source}{body}"
 

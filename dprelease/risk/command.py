@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dprelease.data.formats import FORMAT_NAMES
 from dprelease.errors import DataError, quote
 
 CONFIDENTIAL = (
@@ -41,7 +42,7 @@ def _positive_float(text: str) -> float:
 def add_parsers(commands: Any) -> None:
     """Register `risk` and `reconstruct` on the CLI's subparsers."""
     risk = commands.add_parser("risk", help="CONFIDENTIAL: k-anonymity, l-diversity, t-closeness")
-    risk.add_argument("data", help="data file (CSV, Parquet or Excel)")
+    risk.add_argument("data", help=f"data file ({FORMAT_NAMES})")
     risk.add_argument("--qi", nargs="+", required=True, metavar="COLUMN", help="quasi-identifiers")
     risk.add_argument("--sensitive", required=True, metavar="COLUMN", help="sensitive attribute")
     risk.add_argument("--k", type=positive_int, default=5, help="the k to reach (default 5)")

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from dprelease.data.columns import MissingColumnsError, dictionary_parts, float_values
 from dprelease.data.count import _unit_cap, encode_columns
+from dprelease.data.formats import allowed
 from dprelease.data.read import SizeLimits, read_data
 from dprelease.data.report import DataReport, StatisticReport, model_report, statistic_report
 from dprelease.errors import DataError, quote
@@ -117,12 +118,13 @@ def read_stat_source(
     *,
     filename: str | None = None,
 ) -> StatSource:
-    """Read the needed columns of a file (CSV, Parquet, Excel) and apply the unit cap."""
+    """Read the needed columns of a data file (any format `read_data` reads) and apply the
+    unit cap."""
     remote = isinstance(location, str) and "://" in location
     if remote or (not isinstance(location, bytes) and Path(location).is_dir()):
         raise DataError(
-            "Statistics and domain discovery read one data file in memory; give a CSV, "
-            "Parquet or Excel file, not a folder or a URI."
+            "Statistics and domain discovery read one data file in memory; give a file "
+            f"({allowed()}), not a folder or a URI."
         )
     limits = limits or SizeLimits()
     numeric = list(dict.fromkeys(c for s in plan.statistics for c in stat_columns(s.stat)))

@@ -8,7 +8,9 @@
 `auto` picks DuckDB for Parquet (measured 3× faster than Arrow at 100 M rows, see the README)
 and for `unit: id`; Arrow for CSV (measured as fast as DuckDB's own query), when DuckDB is
 not installed, and when an accumulator must see every batch. An .xlsx (at most 200 MB
-unpacked) is read whole, once, on every engine (`arrow.count_whole`).
+unpacked) is read whole, once, on every engine (`arrow.count_whole`). A format that only Arrow
+reads (Stata, SPSS, SAS: its registered reader's `engines`) is streamed by Arrow in its
+reader's own batches.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from dprelease.data import formats
 from dprelease.data.engines.result import BatchAccumulator, CountResult
 from dprelease.data.engines.source import DataSource, describe, remote
 from dprelease.data.read import SizeLimits
@@ -89,13 +92,21 @@ def count_data(
         check_record_width(source)
     if source.remote and engine not in ("auto", "spark"):
         raise DataError(f"Only the spark engine reads '{source.location}'; give --engine spark.")
-    if source.fmt == "excel":
+    reader = formats.reader(source.fmt)
+    if reader.whole:
         from dprelease.data.engines.arrow import count_whole
 
         return count_whole(source, plan, limits, new_accumulator)
     chosen = (
         choose_engine(source, plan, new_accumulator is not None) if engine == "auto" else engine
     )
+    if chosen not in reader.engines:  # Stata, SPSS, SAS: only Arrow streams them (issue 36)
+        if engine != "auto":
+            raise DataError(
+                f"The {engine} engine does not read {reader.label} ({source.where}); use "
+                f"--engine {' or '.join(reader.engines)}, or auto."
+            )
+        chosen = "arrow"
     if chosen == "arrow":
         from dprelease.data.engines.arrow import count_arrow
 

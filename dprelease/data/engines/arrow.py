@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from dprelease.data import csv_file as csv_module
+from dprelease.data import formats
 from dprelease.data.count import count, encode, load_data
 from dprelease.data.csv_file import CsvFile
 from dprelease.data.engines.result import (
@@ -63,7 +64,7 @@ def count_arrow(
     new_accumulator: Callable[[], BatchAccumulator] | None = None,
 ) -> CountResult:
     """True counts and data report by streaming batches (unit: row only)."""
-    if source.fmt == "excel":
+    if formats.reader(source.fmt).whole:  # an .xlsx
         return count_whole(source, plan, limits, new_accumulator)
     if plan.unit.kind == "id":
         if not _fits_in_memory(source):
@@ -141,7 +142,7 @@ def scan_all(
     """
     if source.remote:
         raise InternalError("a URI is read by Spark, not scanned here")
-    if source.fmt == "excel":
+    if formats.reader(source.fmt).whole:  # an .xlsx
         for batch in _whole_table(source, limits).to_batches(max_chunksize=BATCH_ROWS):
             accumulator(batch)
         return accumulator
@@ -163,6 +164,11 @@ def _with_retries(
     """`consume` one pass; a CSV is passed again with the next encoding or bigger blocks."""
     if source.fmt == "parquet":
         return consume(_parquet_batches(source, columns))
+    streams = formats.reader(source.fmt).implementation()
+    if hasattr(streams, "batches"):  # a registered reader's own chunks (Stata, SPSS, SAS);
+        # `describe` checked the limits from the header, `consume` checks the rows it sees
+        unchecked = SizeLimits(None, None)
+        return consume(streams.batches(source.location, source.where, columns, unchecked))
     for encoding in source.encodings:
         block = block_bytes()
         while True:
