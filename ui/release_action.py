@@ -64,6 +64,7 @@ def _create(ws: Workspace, plan: Plan, allocation: PlanAllocation) -> None:
                 label=f"{len(allocation.tables)} tables, {len(allocation.statistics)} "
                 f"statistics from {upload.name}",
                 progress=show_progress,
+                allow_left_out=True,  # `coverage_gate` asked above, by the same 1% rule
             )
         )
     except AlreadyChargedError:

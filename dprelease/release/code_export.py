@@ -81,7 +81,10 @@ def _cells(plan: dict[str, Any], data: str) -> list[_Section]:
             "from dprelease.stats.allocation import allocate\n\n"
             f"PLAN_YAML = {_python_text(plan_yaml(plan))}\n"
             f"DATA_FILE = Path({data!r})  # CONFIDENTIAL: the data the plan describes\n"
-            "OUT = None  # a new folder or a .zip path; None: release-<id>.zip here",
+            "OUT = None  # a new folder or a .zip path; None: release-<id>.zip here\n"
+            "# True: release even if a table or statistic leaves out more than 1% of the rows\n"
+            "# (values outside the plan's domains, or missing): the CLI's --allow-left-out\n"
+            "ALLOW_LEFT_OUT = False",
             'plan = loads_plan(PLAN_YAML, "yaml")\n'
             "allocation = allocate(plan)\n"
             "total = allocation.total\n"
@@ -110,6 +113,7 @@ def _cells(plan: dict[str, Any], data: str) -> list[_Section]:
             "        release_id=release_id,\n"
             '        label=f"notebook: {DATA_FILE.name}",\n'
             '        out=OUT or f"release-{release_id[:12]}.zip",\n'
+            "        allow_left_out=ALLOW_LEFT_OUT,\n"
             "    )\n"
             ")\n"
             'print(f"charged: epsilon = {outcome.entry.epsilon!r}, release {release_id}")\n'
