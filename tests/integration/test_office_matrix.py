@@ -226,7 +226,7 @@ def test_the_statistic_csv_carries_the_state_label(release) -> None:
     made = release("duckdb", "csv")
     assert made.result.returncode == 0, made.result.stderr
     path = made.out / "tables" / f"{STATISTIC}.csv"
-    assert header(path) == ["STATE", "STATE_label", "value"]
+    assert header(path) == ["STATE", "STATE_label", "value", "moe"]
     assert [r["STATE_label"] for r in read_csv(path)] == list(STATES.values())
 
 
