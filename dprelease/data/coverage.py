@@ -149,7 +149,7 @@ class LeftOutError(DataError):
         more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
         super().__init__(
             f"{first.removesuffix('.')}{more}. Nothing was charged; to release without these "
-            "rows, confirm it: --allow-left-out (allow_left_out=True in code).",
+            "rows, confirm it: --allow-left-out (ALLOW_LEFT_OUT = True in exported code).",
             [item.problem() for item in items],
         )
 

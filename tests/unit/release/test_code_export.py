@@ -139,6 +139,27 @@ def test_the_script_over_the_cap_ends_in_one_line_and_exit_2(tmp_path, ledger_fi
     assert sorted(p.name for p in elsewhere.iterdir()) == ["again.py"]  # nothing written
 
 
+def test_the_script_refuses_rows_left_out_as_the_cli_does(tmp_path, ledger_file, python):
+    """Issue 37.3 in the exported code: every `sex` value is outside the domain (F/M against
+    Female/Male), so the script stops in one line, charges nothing, and says how to confirm."""
+    (tmp_path / "people.csv").write_text(
+        "age,sex,race\n" + "".join(f"{20 + i % 60},{'FM'[i % 2]},White\n" for i in range(200))
+    )
+    raw = plan_dict(accounting="pure", epsilon=1.0, delta=None)
+    raw["data"] = "people.csv"
+    (tmp_path / "plan.json").write_text(json.dumps(raw))
+    script = tmp_path / "release.py"
+    assert run("export", "plan.json", "--script", str(script), cwd=tmp_path).returncode == 0
+    result = run_code(python, script, tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: Table 'sex' leaves out more than 1% of the rows")
+    assert result.stderr.count("\n") == 1 and "ALLOW_LEFT_OUT = True" in result.stderr
+    assert charges(ledger_file) == 0
+    script.write_text(script.read_text().replace("ALLOW_LEFT_OUT = False", "ALLOW_LEFT_OUT = True"))
+    assert run_code(python, script, tmp_path).returncode == 0
+    assert charges(ledger_file) == 1
+
+
 def test_the_script_without_its_data_file_ends_in_one_line(tmp_path, python):
     script = tmp_path / "release.py"
     made = run("export", str(SAMPLE_PLAN), "--script", str(script), "--data", "gone.csv")
