@@ -48,8 +48,11 @@ def installed_python(folder: Path) -> Path:
         check=True,
         timeout=60,
     ).stdout.strip()
-    # The third-party requirements: the running interpreter's own site-packages.
-    (Path(site) / "requirements.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # The third-party requirements: the running interpreter's site-packages (every one on its
+    # path, e.g. also one a .pth file added), never the checkout itself.
+    packages = [sysconfig.get_paths()["purelib"]]
+    packages += [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages")]
+    (Path(site) / "requirements.pth").write_text("\n".join(dict.fromkeys(packages)) + "\n")
     if any(installs_this_project(line) for line in requirement_lines()):
         (Path(site) / "__editable__.dprelease.pth").write_text(f"{ROOT}\n")
     return python
