@@ -28,7 +28,7 @@ def people(sex_of_row) -> str:  # type: ignore[no-untyped-def]
     )
 
 
-def write(folder: Path, data: str, *, median: bool = False) -> None:
+def write(folder: Path, data: str, *, median: bool = False, by: tuple[str, ...] = ("sex",)) -> None:
     (folder / "people.csv").write_text(data)
     raw = plan_dict(accounting="pure", epsilon=1.0, delta=None)
     raw["data"] = "people.csv"
@@ -37,7 +37,7 @@ def write(folder: Path, data: str, *, median: bool = False) -> None:
         raw["tables"].append(
             {
                 "name": "median_income",
-                "by": ["sex"],
+                "by": list(by),
                 "stat": {"quantile": 0.5, "column": "income", "bounds": [0, 10000]},
             }
         )
@@ -128,3 +128,18 @@ def test_one_row_in_two_hundred_is_under_the_rule(tmp_path):
     result = run("release", "plan.json", "--out", "r.zip", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert GATE_SHARE == 0.01
+
+
+def test_with_a_statistic_the_tables_are_checked_too_and_nothing_is_charged(tmp_path):
+    """A plan with a statistic counts its tables inside the charge (after any discovered
+    domain): a table over the rule is refused there, and the charge commits nothing."""
+    # every income a number, the median over all rows: only the tables lose rows
+    write(tmp_path, ABBREVIATED.replace(",N\n", ",5\n"), median=True, by=())
+    ledger = tmp_path / "l.sqlite"
+    released = run("release", "plan.json", "--out", "r", "--ledger", str(ledger), cwd=tmp_path)
+    assert released.returncode == 2, released.stderr
+    assert released.stderr.startswith("error: Table 'sex' leaves out more than 1% of the rows")
+    assert released.stderr.count("\n") == 1
+    assert charges(ledger) == 0 and not (tmp_path / "r").exists()
+    validated = run("validate", "plan.json", cwd=tmp_path)
+    assert validated.returncode == 2 and "Table 'sex'" in validated.stderr
