@@ -16,7 +16,14 @@ from dprelease.release.service import ReleaseRequest, check_fits
 from dprelease.stats.allocation import PlanAllocation
 from ui.markdown import md_error
 from ui.release_view import coverage_gate
-from ui.state import ReleaseResult, Workspace, plan_key, release_data, require_upload
+from ui.state import (
+    ReleaseResult,
+    Workspace,
+    consent_key,
+    plan_key,
+    release_data,
+    require_upload,
+)
 
 
 def release_action(ws: Workspace, plan: Plan, allocation: PlanAllocation, account: Account) -> None:
@@ -36,7 +43,7 @@ def release_action(ws: Workspace, plan: Plan, allocation: PlanAllocation, accoun
     covered = coverage_gate(ws)
     sure = st.checkbox(
         f"I understand that this spends {cost} from this data set, once and for good.",
-        key=f"confirm_{ws.attempt_id}",
+        key=consent_key(ws, "confirm"),  # given again for new data, a new plan, each release
     )
     if st.button(
         "Create release",
@@ -64,6 +71,7 @@ def _create(ws: Workspace, plan: Plan, allocation: PlanAllocation) -> None:
                 label=f"{len(allocation.tables)} tables, {len(allocation.statistics)} "
                 f"statistics from {upload.name}",
                 progress=show_progress,
+                allow_left_out=True,  # `coverage_gate` asked above, by the same 1% rule
             )
         )
     except AlreadyChargedError:

@@ -11,7 +11,7 @@ from dprelease.plan.model import Plan
 from dprelease.postprocess.pipeline import STEP_ORDER
 from dprelease.release.code_export import release_notebook
 from ui.markdown import md
-from ui.state import Workspace, coverage
+from ui.state import Workspace, consent_key, coverage
 
 _STEP_TEXT = {
     "consistent": "**consistent**: least squares over all tables, so that shared sub-tables "
@@ -82,7 +82,7 @@ def coverage_gate(ws: Workspace) -> bool:
     return st.checkbox(
         f"Release anyway without these {figures.rows_left_out:,} rows in the tables and "
         f"statistics that use {', '.join(md(name) for name in figures.lossy_columns)}.",
-        key=f"coverage_ok_{ws.attempt_id}",
+        key=consent_key(ws, "coverage_ok"),
     )
 
 

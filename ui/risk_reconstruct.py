@@ -8,7 +8,7 @@ import streamlit as st
 from dprelease.data.count import load_data
 from dprelease.errors import DPReleaseError
 from dprelease.plan.model import Plan
-from dprelease.risk.reconstruct import reconstruction_attack
+from dprelease.risk.reconstruct import MAX_PEOPLE, NothingToAttack, reconstruction_attack
 from ui.markdown import md_error, md_lines
 from ui.risk_view import keep, reconstruction_table, seed
 from ui.state import Workspace, require_upload
@@ -25,13 +25,16 @@ def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str |
         "**preview draw** through the release path at your plan's ε: numpy noise, charged to "
         "nothing, never published."
     )
-    controls = st.columns(4)
+    controls = st.columns(5)
     geo = [col.name for col in plan.schema.columns if getattr(col, "parent", None)]
-    levels = geo or list(plan.schema.names)
+    parents = [getattr(plan.schema[name], "parent", None) for name in geo]
+    # the finest first (the default), then the coarser levels of the hierarchy
+    levels = list(dict.fromkeys([*geo, *(p for p in parents if p)])) or list(plan.schema.names)
     seed(ws, "risk_level", levels[0], levels.__contains__)
     seed(ws, "risk_max_areas", 50, lambda v: isinstance(v, int) and 1 <= v <= 5000)
     seed(ws, "risk_seconds", 2.0, lambda v: isinstance(v, float) and 0.1 <= v <= 60)
     seed(ws, "risk_per_area", False, lambda v: isinstance(v, bool))
+    seed(ws, "risk_max_people", MAX_PEOPLE, lambda v: isinstance(v, int) and 1 <= v <= 100_000)
     level = keep(ws, "risk_level", controls[0].selectbox("Area level", levels, key="risk_level"))
     max_areas = int(
         keep(
@@ -47,8 +50,21 @@ def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str |
             controls[2].number_input("Seconds per area", 0.1, 60.0, key="risk_seconds"),
         )
     )
+    max_people = int(
+        keep(
+            ws,
+            "risk_max_people",
+            controls[3].number_input(
+                "Largest area (people)",
+                1,
+                100_000,
+                key="risk_max_people",
+                help="Areas with more people are not attacked (each is a bigger program).",
+            ),
+        )
+    )
     per_area = keep(
-        ws, "risk_per_area", controls[3].toggle("Every table per area", key="risk_per_area")
+        ws, "risk_per_area", controls[4].toggle("Every table per area", key="risk_per_area")
     )
     if st.button("Run the attack", key="risk_attack", type="primary"):
         bar = st.progress(0.0, "Preparing the tables…")
@@ -63,12 +79,18 @@ def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str |
                 plan,
                 encoded,
                 level=level,
+                max_people=max_people,
                 seconds_per_area=seconds,
                 max_areas=max_areas,
                 per_area=per_area,
                 progress=show,
             )
             ws.memo.risk_attack = result.to_dict()
+        except NothingToAttack as error:  # no table of rates stands for "not run"
+            ws.memo.risk_attack = None
+            st.error(
+                md_lines(error.message("a finer Area level", "a higher Largest area (people)"))
+            )
         except DPReleaseError as error:
             st.error(md_error(error, "Nothing changed."))
         bar.empty()

@@ -253,6 +253,16 @@ def plan_key(ws: Workspace) -> str:
     return json.dumps(ws.plan, sort_keys=True)
 
 
+def consent_key(ws: Workspace, name: str) -> str:
+    """The widget key of a release confirmation, bound to what it confirms: this attempt,
+    these data and this plan's exact text (its cost). A consent is given once for one release:
+    a new upload or data set, an edited plan, a new session, the next release each draw a new,
+    unticked box (issue 37: a box ticked for ε = 1 stayed ticked when the plan changed)."""
+    data = ws.upload.sha256 if ws.upload is not None else ""
+    scope = hashlib.sha256(f"{ws.attempt_id}\0{data}\0{plan_key(ws)}".encode()).hexdigest()
+    return f"{name}_{scope[:24]}"
+
+
 def current_plan(ws: Workspace) -> tuple[Plan | None, str | None]:
     """The workspace's plan, or every problem of why it is not valid, one per line."""
     plan, _, problem = _checked(ws)

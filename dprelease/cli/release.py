@@ -1,5 +1,6 @@
-"""`dprelease release PLAN --out OUT [--data DATA] [--ledger [PATH] | --no-ledger] [--cap E]`:
-the release through the one release service (`dprelease.release.service.release_plan`)."""
+"""`dprelease release PLAN --out OUT [--data DATA] [--ledger [PATH] | --no-ledger] [--cap E]
+[--allow-left-out]`: the release through the one release service
+(`dprelease.release.service.release_plan`)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def add_parser(commands: Any) -> None:
     release.add_argument(
         "--cap", type=float, metavar="EPSILON", help="set this data set's lifetime ε cap first"
     )
+    release.add_argument(
+        "--allow-left-out",
+        action="store_true",
+        help="release even if a table or statistic leaves out more than 1%% of the rows "
+        "(values outside the domain, or missing): the dashboard's confirmation",
+    )
     add_data_options(release)
     add_cells_option(release)
 
@@ -70,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             allocation=allocating.result,
             label=Path(args.plan).name,
             out=out,
+            allow_left_out=args.allow_left_out,
         )
         if not request.charge:
             sys.stderr.write(NO_LEDGER_WARNING + "\n")
@@ -84,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"ledger: note: {outcome.notice}\n")
     if outcome.report is not None:
         print_data_report(outcome.report, plan)  # after success, so that an error stays one line
+    for item in outcome.left_out:  # confirmed with --allow-left-out: still said, on stderr
+        sys.stderr.write(f"data (for you only, never in the release): note: {item.problem()}\n")
     if outcome.account is not None:
         print_balance(outcome.account, allocation.total.epsilon)
     if args.json:

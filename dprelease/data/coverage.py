@@ -6,6 +6,7 @@ exists, so it encodes every declared column present in the data on its own (no u
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,8 +15,14 @@ import pyarrow as pa
 
 from dprelease.data.columns import float_values
 from dprelease.data.count import encode_columns
-from dprelease.data.report import ColumnReport, StatisticReport, model_report, statistic_report
-from dprelease.errors import quote
+from dprelease.data.report import (
+    ColumnReport,
+    DataReport,
+    StatisticReport,
+    model_report,
+    statistic_report,
+)
+from dprelease.errors import DataError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_schema
 from dprelease.plan.schema import MISSING_CODE
@@ -55,7 +62,7 @@ class PlanCoverage:
     def needs_confirmation(self) -> bool:
         """Whether a release must be confirmed explicitly: more than GATE_SHARE of the rows
         are left out of some table."""
-        return self.share_left_out > GATE_SHARE
+        return exceeds_gate(self.rows_left_out, self.rows)
 
     @property
     def lossy_columns(self) -> tuple[str, ...]:
@@ -89,6 +96,107 @@ class PlanCoverage:
 
 GATE_SHARE = 0.01
 """Above this share of the rows left out of some table, a release asks for confirmation."""
+
+
+def exceeds_gate(rows_left_out: int, rows: int) -> bool:
+    """The one 1% rule (issue 37): the dashboard's confirmation, `validate`'s problem and
+    `release`'s refusal without `--allow-left-out`."""
+    return rows > 0 and rows_left_out / rows > GATE_SHARE
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """CONFIDENTIAL: the rows one table or statistic leaves out (a value outside the domain
+    or missing in a column it groups by; no number in a statistic's column). `rows_left_out`
+    is exact for a count table that was counted, else the most any one of its columns loses
+    (a lower bound). Never printed: messages say only "more than 1%"."""
+
+    kind: str  # "table" or "statistic"
+    name: str
+    columns: tuple[str, ...]  # the grouping columns that lose rows
+    rows_left_out: int
+    rows: int
+    number_column: str | None = None  # a statistic's own column, when it has rows with no number
+
+    @property
+    def over_gate(self) -> bool:
+        return exceeds_gate(self.rows_left_out, self.rows)
+
+    def problem(self) -> str:
+        """One line for the data holder, with no count (the dashboard's "more than 1%")."""
+        causes = []
+        if self.columns or self.number_column is None:
+            where = ", ".join(quote(c) for c in self.columns) or "its columns"
+            causes.append(f"a value outside the domain, or missing, in {where}")
+        if self.number_column is not None:
+            causes.append(f"no number in {quote(self.number_column)}")
+        check = "the domains against the data (e.g. '01' vs '1', spelling, bins)"
+        if not self.columns and self.number_column is not None:
+            check = "the column's missing values"
+        return (
+            f"{self.kind.capitalize()} {quote(self.name)} leaves out more than 1% of the rows "
+            f"({'; '.join(causes)}); check {check}."
+        )
+
+
+class LeftOutError(DataError):
+    """A release that leaves out more than 1% of the rows of some table or statistic, not
+    confirmed (the CLI's `--allow-left-out`, the dashboard's confirmation)."""
+
+    def __init__(self, items: list[LeftOut]) -> None:
+        self.items = items
+        first = items[0].problem()
+        more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+        super().__init__(
+            f"{first.removesuffix('.')}{more}. Nothing was charged; to release without these "
+            "rows, confirm it: --allow-left-out (ALLOW_LEFT_OUT = True in exported code).",
+            [item.problem() for item in items],
+        )
+
+
+def left_out_items(
+    plan: Plan,
+    report: DataReport,
+    counts: Mapping[str, np.ndarray] | None = None,
+    discovered: frozenset[str] = frozenset(),
+) -> list[LeftOut]:
+    """CONFIDENTIAL: what each of the plan's tables and statistics leaves out, from a
+    counting's data report (and its true counts, which make a count table's figure exact:
+    the rows kept less the table's total). Tables not in `counts` and statistics take the
+    most that one of their columns loses. As in `plan_coverage`, the rows of a value a
+    discovered domain does not publish (the plan's or `discovered`) are not "left out"."""
+    discovered = discovered | {d.column for d in plan.discoveries}
+    lost = {c.name: c.rows_left_out for c in report.columns if c.name not in discovered}
+    rows = report.rows_kept
+    items = []
+    for spec in plan.tables:
+        columns = tuple(name for name in spec.by if lost.get(name))
+        counted = counts.get(spec.name) if counts is not None else None
+        if counted is not None and not discovered & set(spec.by):
+            left_out = max(rows - int(counted.sum()), 0)
+        else:
+            left_out = max((lost[name] for name in columns), default=0)
+        items.append(LeftOut("table", spec.name, columns, left_out, rows))
+    by_name = {s.name: s for s in report.statistics}
+    for statistic in plan.statistics:
+        columns = tuple(name for name in statistic.by if lost.get(name))
+        figures = [lost[name] for name in columns]
+        own = by_name.get(statistic.name)
+        number = own.column if own is not None and own.rows_left_out else None
+        if own is not None and number is not None:
+            figures.append(own.rows_left_out)
+        left_out = max(figures, default=0)
+        items.append(LeftOut("statistic", statistic.name, columns, left_out, rows, number))
+    return items
+
+
+def check_left_out(items: list[LeftOut], *, allowed: bool = False) -> list[LeftOut]:
+    """The items over the 1% rule; LeftOutError if there are any and the release is not
+    `allowed` (confirmed: the CLI's --allow-left-out, the dashboard's checkbox)."""
+    over = [item for item in items if item.over_gate]
+    if over and not allowed:
+        raise LeftOutError(over)
+    return over
 
 
 def plan_coverage(table: pa.Table, plan: Plan) -> PlanCoverage:

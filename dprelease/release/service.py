@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from dprelease.accounting.allocated import Allocation
 from dprelease.accounting.composition import Guarantee
 from dprelease.data.count import EncodedData, TrueCounts
+from dprelease.data.coverage import LeftOut, check_left_out, left_out_items
 from dprelease.data.engines.result import CountResult
 from dprelease.data.fingerprint import Fingerprinting, RecordFingerprint
 from dprelease.data.read import SizeLimits
@@ -268,6 +269,10 @@ class ReleaseRequest:
     label: str = ""  # what the ledger entry names ("": the data's name); the accountant follows
     out: str | Path | None = None  # written here once charged (a new folder, or a .zip)
     progress: Progress = _quiet
+    # Issue 37: a table or statistic that leaves out more than 1% of the rows is refused
+    # before any charge unless confirmed (the CLI's --allow-left-out; the dashboard confirms
+    # on its own page, by the same rule, and passes True).
+    allow_left_out: bool = False
 
     def __post_init__(self) -> None:
         if self.cap is not None and not self.charge:
@@ -289,6 +294,8 @@ class ReleaseOutcome:
     notice: str | None = None  # how the ledger decided the account, when it is worth saying
     report: EncodedData | CountResult | None = field(default=None, repr=False)
     written: Path | None = None
+    # CONFIDENTIAL: what was released although it leaves out more than 1% (allow_left_out)
+    left_out: tuple[LeftOut, ...] = field(default=(), repr=False)
 
     @property
     def zip_bytes(self) -> bytes:
@@ -312,15 +319,26 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
     counted: list[CountResult] = []
     statistics: StatSource | None = None
     counts: TrueCounts | Counter
+    left_out: list[LeftOut] = []
+    allowed = request.allow_left_out
     if plan.statistics or plan.discoveries or not plan.tables:  # issue 16
         allocation = _allocation(request)  # a budget problem before the data are read
         statistics = data.statistics(plan)
+        items = left_out_items(plan, statistics.report(plan))  # before the charge
+        left_out += check_left_out([i for i in items if i.kind == "statistic"], allowed=allowed)
 
         def counter(completed: Plan) -> TrueCounts:
             if not completed.tables:
                 return TrueCounts(MappingProxyType({}))  # no rows: the statistics' are checked
             counted.append(data.count(completed))
-            return counted[-1].counts
+            found = counted[-1]
+            # Counted inside the charge (discovered domains first): a refusal commits nothing.
+            discovered = frozenset(d.column for d in plan.discoveries)
+            tables = left_out_items(completed, found.report, found.counts.counts, discovered)
+            left_out.extend(
+                check_left_out([i for i in tables if i.kind == "table"], allowed=allowed)
+            )
+            return found.counts
 
         counts = counter
     else:
@@ -328,6 +346,8 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
         # One pass counts the tables and, with a ledger, fingerprints every record for its key.
         counted.append(data.count(plan, fingerprint=settings))
         counts = counted[0].counts
+        items = left_out_items(plan, counted[0].report, counts.counts)
+        left_out += check_left_out(items, allowed=allowed)  # before the ledger is opened
         allocation = _allocation(request)
     entry = account = notice = None
     if ledger is not None:
@@ -355,7 +375,9 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
         written = write_files(files, request.out) if request.out is not None else None
     first = counted[0] if counted else None
     report = first if statistics is None else with_statistics(first, statistics, plan)
-    return ReleaseOutcome(release, files, allocation, entry, account, notice, report, written)
+    return ReleaseOutcome(
+        release, files, allocation, entry, account, notice, report, written, tuple(left_out)
+    )
 
 
 def _allocation(request: ReleaseRequest) -> PlanAllocation:

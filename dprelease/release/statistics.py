@@ -38,6 +38,7 @@ class ReleasedStatistic:
 
     budget: StatisticBudget
     values: np.ndarray
+    moe: np.ndarray | None = None  # each value's margin at the plan's confidence; None: none
 
     @property
     def name(self) -> str:
@@ -82,9 +83,10 @@ def draw_statistic(
     plan: Plan, budget: StatisticBudget, source: StatSource, rng: np.random.Generator | None
 ) -> ReleasedStatistic:
     data = source.stat_data(plan, budget.statistic)
-    values = budget.kind.draw(data, budget.mechanism, _noise(rng))
+    kind = budget.kind
+    values, moe = kind.draw_with_moe(data, budget.mechanism, _noise(rng), budget.confidence)
     values.setflags(write=False)
-    return ReleasedStatistic(budget, values)
+    return ReleasedStatistic(budget, values, moe)
 
 
 def complete_plan(

@@ -1,14 +1,18 @@
 """Release files of statistics and discovered domains (issue 16): CSV, metadata, report.
 
 `tables/<name>.csv` of a statistic has its by-columns (each labelled code followed by its
-`C_label`, as in a count table), then `value` (in place of `count`); a table of several
-quantiles has a `quantile` column before `value`, one row per cell and quantile. Only noisy
-values are written: no true value, count or row count. The metadata and the report state which
-rows each statistic uses (`rows_used`), never how many it left out.
+`C_label`, as in a count table), then `value` (in place of `count`) and its `moe` (the margin
+at the plan's confidence, from the method's own bound; empty where the method bounds only a
+rank, e.g. a quantile by the exponential mechanism: metadata.json's `error` says so); a table
+of several quantiles has a `quantile` column before `value`, one row per cell and quantile.
+Only noisy values and data-free margins are written: no true value, count or row count. The
+metadata and the report state which rows each statistic uses (`rows_used`), never how many it
+left out.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any
@@ -41,21 +45,32 @@ def statistic_csv(
     spec = statistic.table
     labels = released.budget.kind.csv_labels(statistic.stat)  # several values per cell
     several = labels is not None
-    header = [*spec.by, *(["quantile"] if several else []), "value"]
-    values = released.values.reshape(released.values.shape[0], -1).tolist()
+    header = [*spec.by, *(["quantile"] if several else []), "value", "moe"]
+    shape = (released.values.shape[0], -1)
+    values = released.values.reshape(shape).tolist()
+    moes = (
+        released.moe.reshape(shape).tolist()
+        if released.moe is not None
+        else [[None] * len(row) for row in values]
+    )
     cells = list(spec.cell_labels(plan.schema)) if spec.by else [()]
     rows: list[list[str]] = []
-    for cell, row in zip(cells, values, strict=True):
+    for cell, row, margins in zip(cells, values, moes, strict=True):
         if labels is not None:
-            pairs = zip(labels, row, strict=True)
-            rows.extend([*cell, label, number(value)] for label, value in pairs)
+            triples = zip(labels, row, margins, strict=True)
+            rows.extend([*cell, label, number(v), _margin(m, number)] for label, v, m in triples)
         else:
-            rows.append([*cell, number(row[0])])
+            rows.append([*cell, number(row[0]), _margin(margins[0], number)])
     header, labelled = with_labels(header, rows, spec.by, plan.schema)
-    text = len(header) - (2 if several else 1)  # the codes and their labels
+    text = len(header) - (3 if several else 2)  # the codes and their labels
     out.append([safe(column) for column in header])
     out.extend([*map(safe, row[:text]), *row[text:]] for row in labelled)
     return csv_bytes(out)
+
+
+def _margin(value: float | None, number: Callable[[Any], str]) -> str:
+    """A `moe` cell: empty where the method gives no margin in value (or none is finite)."""
+    return "" if value is None or not math.isfinite(value) else number(value)
 
 
 def statistics_metadata(
@@ -120,7 +135,9 @@ def statistics_report(meta: Mapping[str, Any], confidence: str) -> str:
     )
     return f"""<h2>Statistics</h2>
 <p>Each file <code>tables/&lt;name&gt;.csv</code> of a statistic has the by-columns (a
-labelled code followed by its <code>&lt;column&gt;_label</code>), then <code>value</code>.
+labelled code followed by its <code>&lt;column&gt;_label</code>), then <code>value</code> and
+<code>moe</code>, its margin of error at the plan's confidence from the method's own bound
+(empty where the method bounds a rank, not a value: see the column <em>error</em>).
 A statistic uses the rows where its column is a number: a missing or non-numeric value
 leaves the row out of that statistic (the column <em>rows used</em> states each rule).
 Bounds clamp every value: values above the upper bound pull a statistic down, values below

@@ -157,7 +157,7 @@ def run_risk(args: argparse.Namespace) -> int:
 def run_reconstruct(args: argparse.Namespace) -> int:
     from dprelease.data.count import load_data
     from dprelease.plan.parse import load_plan
-    from dprelease.risk.reconstruct import reconstruction_attack
+    from dprelease.risk.reconstruct import NothingToAttack, reconstruction_attack
 
     plan = load_plan(args.plan)
     path = Path(args.data) if args.data else plan.data_path
@@ -172,17 +172,22 @@ def run_reconstruct(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\r{share:5.0%} {text}   ")
             sys.stderr.flush()
 
-    result = reconstruction_attack(
-        plan,
-        encoded,
-        level=args.level,
-        max_people=args.max_people,
-        seconds_per_area=args.seconds_per_area,
-        max_areas=args.max_areas,
-        release_dir=args.epsilon_release,
-        per_area=args.per_area,
-        progress=progress,
-    )
+    try:
+        result = reconstruction_attack(
+            plan,
+            encoded,
+            level=args.level,
+            max_people=args.max_people,
+            seconds_per_area=args.seconds_per_area,
+            max_areas=args.max_areas,
+            release_dir=args.epsilon_release,
+            per_area=args.per_area,
+            progress=progress,
+        )
+    except NothingToAttack as error:  # exit 2, one line, naming this command's options
+        raise DataError(
+            error.message("a finer area level with --level", "a higher --max-people")
+        ) from None
     if args.json:  # stdout is the JSON object alone; the notice goes to stderr
         print(CONFIDENTIAL, file=sys.stderr)
         print(json.dumps(result.to_dict(), indent=2))

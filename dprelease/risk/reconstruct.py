@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from dprelease.data.count import EncodedData
-from dprelease.errors import DataError
+from dprelease.errors import DataError, quote
 from dprelease.plan.model import Plan
+from dprelease.plan.schema import CategoricalColumn
 from dprelease.risk.area_milp import RecordSpace, solve_area
 from dprelease.risk.area_tables import (
     AreaTables,
@@ -41,6 +42,34 @@ MAX_PEOPLE = 1000  # an area above this is not "small" and is skipped
 SECONDS_PER_AREA = 2.0
 MAX_AREAS = 100
 Progress = Callable[[float, str], None]
+
+
+class NothingToAttack(DataError):
+    """No area is small enough to attack (issue 37): rates of 0 would read as "attacked, and
+    nothing was reproduced", so there are none; the message says what to change instead."""
+
+    def __init__(self, level: str, max_people: int, finer: tuple[str, ...]) -> None:
+        self.level, self.max_people, self.finer = level, max_people, finer
+        super().__init__(self.message("a finer area level", "a higher limit of people per area"))
+
+    def message(self, level_choice: str, limit_choice: str) -> str:
+        """The message, naming the caller's own controls (the CLI's options, the page's
+        inputs). It gives no count from the data: only the plan's level and the limit."""
+        finer = f" (such as {', '.join(quote(c) for c in self.finer)})" if self.finer else ""
+        return (
+            f"Nothing was attacked: no {quote(self.level)} area has from 1 to "
+            f"{self.max_people:,} people, and larger areas are not attacked, so there are no "
+            f"rates to show. Choose {level_choice}{finer} or {limit_choice}."
+        )
+
+
+def finer_levels(plan: Plan, level: str) -> tuple[str, ...]:
+    """The geography columns whose parent is `level`: areas inside its areas."""
+    return tuple(
+        c.name
+        for c in plan.schema.columns
+        if isinstance(c, CategoricalColumn) and c.parent == level
+    )
 
 
 @dataclass(frozen=True)
@@ -223,16 +252,18 @@ def reconstruction_attack(
     keep = encoded.codes[level] >= 0
     for column in load.columns:
         keep &= encoded.codes[column] >= 0
-    if release_dir is None and with_dp:
+    area_of_row = encoded.codes[level][keep].astype(np.int64)
+    population = np.bincount(area_of_row, minlength=plan.schema[level].size)
+    eligible = np.flatnonzero((population >= 1) & (population <= max_people))
+    if release_dir is None and with_dp:  # (it refuses a discovered domain first)
         dp_tables, epsilon = preview_area_tables(plan, load, encoded, rng, per_area=per_area)
+    if not len(eligible):  # nothing to attack is no result, never rates of 0
+        raise NothingToAttack(level, max_people, finer_levels(plan, level))
     space = RecordSpace.of(plan, load)
     exact_tables = exact_area_tables(plan, load, encoded, keep)
-    area_of_row = encoded.codes[level][keep].astype(np.int64)
     type_of_row = np.zeros(len(area_of_row), np.int64)
     for column, size in zip(load.columns, space.sizes, strict=True):
         type_of_row = type_of_row * size + encoded.codes[column][keep]
-    population = np.bincount(area_of_row, minlength=plan.schema[level].size)
-    eligible = np.flatnonzero((population >= 1) & (population <= max_people))
     chooser = np.random.default_rng(0)  # the same areas on every run: figures can be compared
     tried = np.sort(chooser.permutation(eligible)[:max_areas])
     true_types = {

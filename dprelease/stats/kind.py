@@ -67,6 +67,20 @@ class StatisticKind(ABC, Generic[M]):
     def draw(self, data: StatData, mech: M, noise: StatNoise) -> np.ndarray:
         """Released values per cell ((cells,) or (cells, k)): secure or PREVIEW by `noise`."""
 
+    def draw_with_moe(
+        self, data: StatData, mech: M, noise: StatNoise, confidence: float
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The released values and each one's margin of error at `confidence`, in the values'
+        units (the CSV's `moe`, issue 37): from the method's own error bound and the released
+        (noisy) figures only, never a true value. None: the method has no bound in value
+        units without the data (a quantile's exponential mechanism: its bound is in rank)."""
+        values = self.draw(data, mech, noise)
+        return values, self.value_moe(mech, values, confidence)
+
+    def value_moe(self, mech: M, values: np.ndarray, confidence: float) -> np.ndarray | None:
+        """A data-free margin of each released value (see `draw_with_moe`), None if none."""
+        return None
+
     @abstractmethod
     def preview_error(
         self, data: StatData, mech: M, alpha: float, rng: np.random.Generator

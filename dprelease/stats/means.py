@@ -81,10 +81,48 @@ def combine(noisy_sums: np.ndarray, noisy_counts: np.ndarray, spec: MeanSpec) ->
 
 def draw_means(data: StatData, mechanism: MeanMechanism, noise: StatNoise) -> np.ndarray:
     """Released means per group: noisy sum over noisy count (secure, or PREVIEW by `noise`)."""
+    return combine(*_noisy_parts(data, mechanism, noise), mechanism.spec)
+
+
+def _noisy_parts(
+    data: StatData, mechanism: MeanMechanism, noise: StatNoise
+) -> tuple[np.ndarray, np.ndarray]:
+    """The noisy sums (in the column's units) and the noisy counts of the groups."""
     total = mechanism.total
     sums = noise.counts(true_unit_sums(data, total.spec), total.noise, total.sensitivity)
     counts = noise.counts(true_counts(data), mechanism.count_noise, mechanism.count_sensitivity)
-    return combine(sums * float(total.spec.resolution), counts, mechanism.spec)
+    return sums * float(total.spec.resolution), counts
+
+
+def mean_moe(
+    noisy_sums: np.ndarray,
+    noisy_counts: np.ndarray,
+    mechanism: MeanMechanism,
+    confidence: float,
+) -> np.ndarray:
+    """Each released mean's margin at `confidence`, from the noisy sum and count alone (a
+    post-processing of released figures; no true value). Each part's own margin at half the
+    miss rate (so that both hold together at `confidence`) bounds the true sum S and count N;
+    the clamped mean S/N then lies within the corners of those intervals (and the bounds), and
+    the margin is the farther of them from the released mean. A count whose interval reaches
+    below 1 bounds nothing: the margin is then the distance to the farther bound."""
+    alpha = (1 - confidence) / 2
+    lo, hi = float(mechanism.spec.total.lo), float(mechanism.spec.total.hi)
+    a = mechanism.total.value_moe(alpha)
+    b = mechanism.count_noise.moe(alpha)
+    released = combine(noisy_sums, noisy_counts, mechanism.spec)
+    counts = noisy_counts.astype(np.float64)
+    low_n, high_n = counts - b, counts + b
+    usable = low_n >= 1
+    safe_low = np.where(usable, low_n, 1.0)
+    corners = np.stack(
+        [(noisy_sums - a) / safe_low, (noisy_sums - a) / high_n,
+         (noisy_sums + a) / safe_low, (noisy_sums + a) / high_n]
+    )  # fmt: skip
+    lowest = np.where(usable, np.clip(corners.min(axis=0), lo, hi), lo)
+    highest = np.where(usable, np.clip(corners.max(axis=0), lo, hi), hi)
+    moe: np.ndarray = np.maximum(released - lowest, highest - released)
+    return moe
 
 
 @dataclass(frozen=True)
@@ -144,6 +182,13 @@ class MeanKind(StatisticKind[MeanMechanism]):
 
     def draw(self, data: StatData, mech: MeanMechanism, noise: StatNoise) -> np.ndarray:
         return draw_means(data, mech, noise)
+
+    def draw_with_moe(
+        self, data: StatData, mech: MeanMechanism, noise: StatNoise, confidence: float
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The means and their margins from the same noisy sums and counts (drawn once)."""
+        sums, counts = _noisy_parts(data, mech, noise)
+        return combine(sums, counts, mech.spec), mean_moe(sums, counts, mech, confidence)
 
     def preview_error(
         self, data: StatData, mech: MeanMechanism, alpha: float, rng: np.random.Generator

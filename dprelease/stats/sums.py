@@ -174,6 +174,12 @@ class SumKind(StatisticKind[SumMechanism]):
         """The noise's margin in the column's units."""
         return {"moe": mech.value_moe(1 - confidence), "noise_std": mech.value_std}
 
+    def value_moe(
+        self, mech: SumMechanism, values: np.ndarray, confidence: float
+    ) -> np.ndarray | None:
+        """The noise's margin, the same for every cell (metadata's `error.moe`)."""
+        return np.full(values.shape, mech.value_moe(1 - confidence))
+
     def sensitivity(self, mech: SumMechanism) -> dict[str, float | None]:
         """L1 and L2 in the column's units."""
         unit = float(mech.spec.resolution)

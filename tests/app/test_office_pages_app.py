@@ -185,7 +185,7 @@ def test_the_dashboard_release_labels_the_statistic(tmp_path) -> None:
     assert not app.exception and not errors(app), errors(app)
     with zipfile.ZipFile(io.BytesIO(workspace(app).release.zip_bytes)) as archive:
         lines = archive.read(f"tables/{STATISTIC}.csv").decode().splitlines()
-    assert lines[0] == "STATE,STATE_label,value"
+    assert lines[0] == "STATE,STATE_label,value,moe"  # moe: issue 37.5
 
 
 def test_a_plan_with_bin_labels_loads_and_previews(tmp_path) -> None:

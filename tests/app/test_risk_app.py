@@ -55,6 +55,25 @@ def test_risk_attack_runs_on_a_click_and_shows_both_sides():
     assert "preview" in text and "exact tables" in text
 
 
+def test_risk_attack_with_no_small_area_shows_a_message_and_no_rates():
+    """Issue 37: areas larger than the limit are not attacked; when none is small enough the
+    page said "0.0% reproduced" for both sides. Now: a message that says what to change, no
+    table of rates, and no earlier result left standing beside it."""
+    app = open_page("pages/risk.py")
+    app.number_input(key="risk_max_areas").set_value(5).run()
+    app.button(key="risk_attack").click().run()  # counties: a result
+    assert app.session_state["workspace"].memo.risk_attack is not None
+    app.selectbox(key="risk_level").set_value("state").run()
+    app.number_input(key="risk_max_people").set_value(50).run()
+    app.button(key="risk_attack").click().run()
+    assert not app.exception, app.exception
+    errors = " ".join(e.value for e in app.error)
+    assert "Nothing was attacked" in errors and "Largest area (people)" in errors
+    assert app.session_state["workspace"].memo.risk_attack is None
+    text = " ".join(str(t.value) for t in app.table)
+    assert "records reproduced exactly" not in text and "0.0%" not in text
+
+
 def test_budget_page_shows_epsilon_as_risk():
     app = open_page("pages/budget.py")
     labels = [m.label for m in app.metric]

@@ -82,7 +82,7 @@ def test_preview_and_release_show_statistics_next_to_counts(ledger_file):
     with zipfile.ZipFile(io.BytesIO(ws.release.zip_bytes)) as archive:
         lines = archive.read(f"tables/{name}.csv").decode().splitlines()
         metadata = json.loads(archive.read("metadata.json"))
-    assert lines[0] == "sex,quantile,value" and len(lines) == 1 + 2 * 2
+    assert lines[0] == "sex,quantile,value,moe" and len(lines) == 1 + 2 * 2
     assert metadata["columns"]["county"]["domain_source"] == "discovered"
     entries = Ledger(ledger_file).entries(records_key(ws))
     assert len(entries) == 1 and name in entries[0].tables
@@ -179,7 +179,7 @@ def test_budget_shows_and_sets_a_quantiles_resolution_and_release_states_the_rul
     with zipfile.ZipFile(io.BytesIO(ws.release.zip_bytes)) as archive:
         files = {n: archive.read(n).decode() for n in archive.namelist()}
     lines = files[f"tables/{NAME}.csv"].splitlines()
-    assert lines[0] == "STATE,STATE_label,value"
+    assert lines[0] == "STATE,STATE_label,value,moe"  # moe: issue 37.5
     assert [line.split(",")[1] for line in lines[1:]] == ["Alabama", "California"]
     assert all(float(line.split(",")[2]) % 5000 == 0 for line in lines[1:])
     entry = next(t for t in json.loads(files["metadata.json"])["tables"] if "stat" in t)

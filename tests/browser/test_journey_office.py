@@ -123,4 +123,4 @@ def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
 
     median = rows_of(archive, f"tables/{MEDIAN}.csv")
     assert [row[0] for row in median[1:]] == list(FIPS_STATES)
-    assert median[0] == ["state", "state_label", "value"]  # the known bug: ["state", "value"]
+    assert median[0] == ["state", "state_label", "value", "moe"]  # the bug was ["state", "value"]

@@ -90,7 +90,7 @@ def release(office: Path):
             ledger = office / f"ledger_{engine}_{fmt}.sqlite"
             result = run(
                 "release", plan_file(office, fmt), "--out", str(out), "--engine", engine,
-                "--ledger", env={"DPRELEASE_LEDGER": str(ledger)},
+                "--ledger", "--allow-left-out", env={"DPRELEASE_LEDGER": str(ledger)},
             )  # fmt: skip
             made[engine, fmt] = Released(result, out, ledger)
         return made[engine, fmt]
@@ -169,8 +169,13 @@ def test_plan_json_lists_every_table_the_statistic_and_the_discovery(office: Pat
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "xlsx"])
 def test_validate_accepts_the_plan_and_the_data(office: Path, fmt: str) -> None:
-    result = run("validate", plan_file(office, fmt))
+    # Issue 37: PINCP is 'N' under 15, so the median leaves out more than 1% of the rows
+    refused = run("validate", plan_file(office, fmt))
+    assert refused.returncode == 2, refused.stderr
+    assert f"error: Statistic '{STATISTIC}' leaves out more than 1% of the rows" in refused.stderr
+    result = run("validate", plan_file(office, fmt), "--allow-left-out")
     assert result.returncode == 0, result.stderr
+    assert f"note: Statistic '{STATISTIC}' leaves out" in result.stderr
     assert "ok:" in result.stdout
 
 
@@ -208,7 +213,7 @@ def test_ledger_refuses_a_second_release_over_the_cap(office: Path, release) -> 
     again = office / "over_cap.zip"
     result = run(
         "release", plan_file(office), "--out", str(again), "--engine", "duckdb", "--ledger",
-        env=env,
+        "--allow-left-out", env=env,
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("error: ") and "cap" in result.stderr
@@ -221,7 +226,7 @@ def test_the_statistic_csv_carries_the_state_label(release) -> None:
     made = release("duckdb", "csv")
     assert made.result.returncode == 0, made.result.stderr
     path = made.out / "tables" / f"{STATISTIC}.csv"
-    assert header(path) == ["STATE", "STATE_label", "value"]
+    assert header(path) == ["STATE", "STATE_label", "value", "moe"]
     assert [r["STATE_label"] for r in read_csv(path)] == list(STATES.values())
 
 
@@ -243,7 +248,8 @@ def test_the_discovered_table_does_not_bias_the_grand_total(release) -> None:
 def test_release_charges_the_ledger_by_default(office: Path) -> None:
     ledger = office / "default_ledger.sqlite"
     env = {"DPRELEASE_LEDGER": str(ledger)}
-    result = run("release", plan_file(office, "parquet"), "--out", str(office / "d.zip"), env=env)
+    out = str(office / "d.zip")
+    result = run("release", plan_file(office, "parquet"), "--out", out, "--allow-left-out", env=env)
     assert result.returncode == 0, result.stderr
     shown = run("ledger", "show", "--json", env=env)
     assert shown.returncode == 0, shown.stderr
@@ -257,7 +263,16 @@ def test_a_plan_without_consistent_is_released_additive(office: Path) -> None:
     path = write_plan(plan, office / "default_consistent.plan.yaml")
     out = office / "default_consistent"
     ledger = {"DPRELEASE_LEDGER": str(office / "default_consistent.sqlite")}
-    result = run("release", str(path), "--out", str(out), "--engine", "duckdb", env=ledger)
+    result = run(
+        "release",
+        str(path),
+        "--out",
+        str(out),
+        "--engine",
+        "duckdb",
+        "--allow-left-out",
+        env=ledger,
+    )
     assert result.returncode == 0, result.stderr
     metadata = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
     assert metadata["postprocess"]["consistent"] is True
@@ -269,7 +284,16 @@ def test_bin_labels_are_planned_and_released(office: Path) -> None:
     ledger = {"DPRELEASE_LEDGER": str(office / "bins.sqlite")}
     assert run("plan", str(plan)).returncode == 0
     out = office / "bins_release"
-    result = run("release", str(plan), "--out", str(out), "--engine", "duckdb", env=ledger)
+    result = run(
+        "release",
+        str(plan),
+        "--out",
+        str(out),
+        "--engine",
+        "duckdb",
+        "--allow-left-out",
+        env=ledger,
+    )
     assert result.returncode == 0, result.stderr
     rows = read_csv(out / "tables" / "sex_by_age.csv")
     assert header(out / "tables" / "sex_by_age.csv")[:5] == [

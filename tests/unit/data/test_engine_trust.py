@@ -164,7 +164,8 @@ def test_records_too_wide_to_fingerprint_are_refused_from_the_header(
 
 
 def ledger_release(plan: Path, data: Path, ledger: Path, out: Path, *extra: str) -> int:
-    args = ["release", str(plan), "--data", str(data), "--ledger", str(ledger)]
+    # `records` is messy on purpose: more than 1% of its rows are left out (issue 37)
+    args = ["release", str(plan), "--data", str(data), "--ledger", str(ledger), "--allow-left-out"]
     return main([*args, "--out", str(out), *extra])
 
 

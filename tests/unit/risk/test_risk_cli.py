@@ -126,6 +126,19 @@ def test_reconstruct_errors(capsys, tmp_path):
     assert code == 2 and "not a release folder" in err
 
 
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_reconstruct_with_no_area_small_enough_attacks_nothing_and_says_so(capsys, json_flag):
+    """Issue 37: every state has more than 50 people, so nothing can be attacked. Before, the
+    command printed both attacks as "0 of 0 records reproduced, share 0.0%" (and the JSON rates
+    of 0) and exited 0; a rate of 0 must never stand for "not run"."""
+    args = ("reconstruct", SMALL_AREAS, "--level", "state", "--max-people", "50", *json_flag)
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: Nothing was attacked: no 'state' area")
+    assert "--level (such as 'county')" in err and "--max-people" in err
+    assert "0.0%" not in err
+
+
 def _plan_with_a_statistic(tmp_path: Path) -> str:
     """The small-areas plan plus a median income per sex (a statistic, issue 24 point 1)."""
     import yaml

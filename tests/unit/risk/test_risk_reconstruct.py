@@ -23,7 +23,7 @@ from dprelease.plan.parse import load_plan
 from dprelease.risk.area_tables import workload
 from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
-from dprelease.risk.reconstruct import reconstruction_attack
+from dprelease.risk.reconstruct import NothingToAttack, reconstruction_attack
 from helpers import ROOT
 
 SMALL_AREAS = ROOT / "data" / "census_small_areas.plan.yaml"
@@ -61,6 +61,15 @@ def test_sample_plan_publishes_sex_per_county_exactly(small_areas):
     assert result.columns == ("sex",)
     assert result.exact.share == 1.0 and result.exact.unique == 40
     assert result.dp is None
+
+
+def test_no_area_small_enough_is_an_error_not_rates_of_zero(small_areas):
+    plan, encoded = small_areas
+    with pytest.raises(NothingToAttack) as raised:
+        reconstruction_attack(plan, encoded, level="state", max_people=50)
+    assert isinstance(raised.value, DataError)  # the user's to fix: exit 2, st.error
+    assert raised.value.finer == ("county",)
+    assert "choose a finer area level" in str(raised.value).lower()
 
 
 def test_workload_keeps_per_area_tables_and_refuses_a_level_without_them():

@@ -204,14 +204,25 @@ def test_cli_release_with_quantiles_sum_mean_and_a_discovered_domain(tmp_path: P
         files = {n: archive.read(n).decode() for n in archive.namelist()}
     meta = json.loads(files["metadata.json"])
     quartiles = files["tables/age_quartiles_by_sex.csv"].splitlines()
-    assert quartiles[0] == "sex,quantile,value" and len(quartiles) == 1 + 2 * 3
+    # Issue 37.5: every statistic's CSV has a `moe` column (empty for the exponential
+    # mechanism's quantiles: their bound is in rank, as metadata.json's error says).
+    assert quartiles[0] == "sex,quantile,value,moe" and len(quartiles) == 1 + 2 * 3
     for line in quartiles[1:]:  # a grid candidate within the bounds
         value = float(line.split(",")[2])
         assert 0 <= value <= 100 and value.is_integer()
-    assert files["tables/income.csv"].splitlines()[0] == "value"
+        assert line.split(",")[3] == ""
+    entries = {t["name"]: t for t in meta["tables"]}
+    income = files["tables/income.csv"].splitlines()
+    assert income[0] == "value,moe"
+    assert float(income[1].split(",")[1]) == pytest.approx(entries["income"]["error"]["moe"])
     means = files["tables/mean_income_by_sex.csv"].splitlines()
-    assert means[0] == "sex,value" and [m.split(",")[0] for m in means[1:]] == ["Female", "Male"]
+    assert means[0] == "sex,value,moe"
+    assert [m.split(",")[0] for m in means[1:]] == ["Female", "Male"]
     assert all(0 <= float(m.split(",")[1]) <= 500000 for m in means[1:])
+    error = entries["mean_income_by_sex"]["error"]
+    for line in means[1:]:  # wider than the sum's margin over the count, within the bounds
+        moe = float(line.split(",")[2])
+        assert 0 < moe <= 500000 and moe >= error["sum_moe"] / 50000
     assert "measurements/income.csv" not in files
     county = meta["columns"]["county"]
     assert county["domain_source"] == "discovered"
@@ -330,9 +341,14 @@ def test_cli_release_states_which_rows_a_statistic_uses_never_how_many(tmp_path:
     plan_file = tmp_path / "plan.yaml"
     plan_file.write_text(yaml.safe_dump({**income_plan(), "data": str(data)}), encoding="utf-8")
     checked = run("validate", str(plan_file))
-    assert checked.returncode == 0, checked.stderr
+    # Issue 37: a statistic that leaves out more than 1% of the rows is validate's problem
+    # (the dashboard asks for a confirmation), with no count; the report still says how many.
+    assert checked.returncode == 2, checked.stderr
+    assert "error: Statistic 'median_income' leaves out more than 1% of the rows (no number in" in (
+        checked.stderr
+    )
     out = tmp_path / "release.zip"
-    result = run("release", str(plan_file), "--out", str(out))
+    result = run("release", str(plan_file), "--out", str(out), "--allow-left-out")
     assert result.returncode == 0, result.stderr
     for stderr in (checked.stderr, result.stderr):  # the data holder's own report
         assert (
@@ -342,7 +358,7 @@ def test_cli_release_states_which_rows_a_statistic_uses_never_how_many(tmp_path:
     with zipfile.ZipFile(out) as archive:
         files = {n: archive.read(n).decode() for n in archive.namelist()}
     lines = files["tables/median_income.csv"].splitlines()
-    assert lines[0] == "STATE,STATE_label,value"
+    assert lines[0] == "STATE,STATE_label,value,moe"
     assert [line.split(",")[:2] for line in lines[1:]] == [["01", "Alabama"], ["06", "California"]]
     assert all(float(line.split(",")[2]) % 200 == 0 for line in lines[1:])  # on the stated grid
     meta = json.loads(files["metadata.json"])

@@ -100,7 +100,9 @@ def test_cli_releases_them_and_refuses_bad_input_in_one_line(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     for name in ("median", "mean"):
         lines = (out / "tables" / f"{name}.csv").read_text().splitlines()
-        assert lines[0] == "sex,value" and len(lines) == 3
+        assert lines[0] == "sex,value,moe" and len(lines) == 3
+        # smooth sensitivity's and sample and aggregate's margins need the data: left empty
+        assert all(line.split(",")[2] == "" for line in lines[1:])
     report = (out / "report.html").read_text()
     assert "smooth sensitivity" in report and "sample and aggregate" in report
     for bad, raw in [
