@@ -18,10 +18,10 @@ from dprelease.cli.options import (
     load_plan,
 )
 from dprelease.cli.text import print_data_report
-from dprelease.data.coverage import LeftOut, check_left_out, left_out_items
 from dprelease.errors import DPReleaseError, one_line
 
 if TYPE_CHECKING:
+    from dprelease.data.coverage import LeftOut
     from dprelease.plan.model import Plan
 
 
@@ -40,6 +40,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dprelease.data.coverage import check_left_out, left_out_items
     from dprelease.stats.allocation import allocate
 
     try:
@@ -82,6 +83,7 @@ def _validate_statistics_data(args: argparse.Namespace, plan: Plan) -> list[Left
     """Check that the data have the statistics' columns; count the tables that need no
     discovered domain; print the data report (the statistics' figures too); return what each
     table and statistic leaves out (a table over a discovered column: nothing yet)."""
+    from dprelease.data.coverage import left_out_items
     from dprelease.release.service import with_statistics
 
     data = file_data(args, plan)
