@@ -1,4 +1,4 @@
-"""Cells as 128-bit hashes of their canonical value, whole columns at a time (pyarrow compute
+"""Cells as 64-bit hashes of their canonical value, whole columns at a time (pyarrow compute
 and numpy; no Python per value), for the ledger's record key (`dprelease.data.fingerprint`).
 
 Canonical value of a cell, the same whatever format or engine read it:
@@ -14,45 +14,53 @@ Canonical value of a cell, the same whatever format or engine read it:
 Normalising can only merge two data sets into one account (codes `01` and `1` are one number),
 never split one: the direction that cannot under-count a lifetime budget.
 
-A hash has two 64-bit lanes (SplitMix64's finaliser mixes each step). Text is hashed eight
-bytes at a time, gathered straight from arrow's value buffer: a string of L bytes costs
-⌈L/8⌉ vectorised steps, each over only the strings that long.
+A hash is 64 bits (SplitMix64's finaliser mixes each step): two different cells share one
+with probability 2^-64, and a shared hash could only merge two accounts, never split one.
+Text columns are dictionary-encoded first (arrow's hash table, in C++), so each distinct text
+is hashed once; text is hashed eight
+bytes at a time, read straight from arrow's value buffer as overlapping 64-bit words: a string
+of L bytes costs ⌈L/8⌉ vectorised steps, each over only the strings that long.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
-_SEED = {  # per kind and lane, so that a number and a text never share a hash by design
-    "missing": (0x6A09E667F3BCC908, 0xBB67AE8584CAA73B),
-    "number": (0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1),
-    "text": (0x510E527FADE682D1, 0x9B05688C2B3E6C1F),
+_SEED = {  # per kind, so that a number and a text never share a hash by design
+    "number": np.uint64(0x3C6EF372FE94F82B),
+    "text": np.uint64(0x510E527FADE682D1),
 }
+MISSING = np.uint64(0x6A09E667F3BCC908)  # the hash of every missing cell
 
 
 def mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser on a uint64 array (wrapping arithmetic)."""
+    """SplitMix64's finaliser on a uint64 array (wrapping arithmetic), into a new array."""
+    return mix_in_place(z.copy())
+
+
+def mix_in_place(z: np.ndarray) -> np.ndarray:
+    """`mix` on an array of our own (a temporary): no copy."""
     with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    mixed: np.ndarray = z ^ (z >> np.uint64(31))
-    return mixed
+        z ^= z >> np.uint64(30)
+        z *= np.uint64(0xBF58476D1CE4E5B9)
+        z ^= z >> np.uint64(27)
+        z *= np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z
 
 
-def _seeded(kind: str, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    a, b = (np.uint64(seed) for seed in _SEED[kind])
-    return mix(values ^ a), mix(mix(values ^ b) ^ a)
-
-
-def _numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Lanes of finite float64 values (−0.0 becomes 0.0)."""
-    canonical = np.ascontiguousarray(values, dtype=np.float64) + 0.0
-    return _seeded("number", canonical.view(np.uint64))
+def _numbers(values: np.ndarray) -> np.ndarray:
+    """Hashes of finite float64 values (−0.0 becomes 0.0)."""
+    canonical = np.ascontiguousarray(values, dtype=np.float64) + 0.0  # a new array
+    bits = canonical.view(np.uint64)
+    bits ^= _SEED["number"]
+    return mix_in_place(bits)
 
 
 LONG_TEXT = 256
@@ -60,43 +68,40 @@ LONG_TEXT = 256
 eight bytes of the longest string, and one 50 MB cell would take six million steps."""
 
 
-def _texts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Lanes of the UTF-8 bytes of each (non-null) string of a string array."""
-    strings = strings.cast(pa.large_string()) if pa.types.is_string(strings.type) else strings
-    n = len(strings)
-    offsets_buffer, data_buffer = strings.buffers()[1:3]
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[strings.offset : strings.offset + n + 1]
-    lengths = (offsets[1:] - offsets[:-1]).astype(np.int64)
+def _texts(strings: pa.Array) -> np.ndarray:
+    """Hashes of the UTF-8 bytes of each (non-null) string of a string array."""
+    offsets = _offsets(strings)
+    data_buffer = strings.buffers()[2]
+    lengths = offsets[1:] - offsets[:-1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0)
-    a, b = _seeded("text", lengths.astype(np.uint64))
-    long = np.flatnonzero(lengths > LONG_TEXT)
-    for index in long.tolist():
+    a = mix_in_place(lengths.astype(np.uint64) ^ _SEED["text"])
+    for index in np.flatnonzero(lengths > LONG_TEXT).tolist():
         digest = hashlib.blake2b(
-            data[offsets[index] : offsets[index + 1]].tobytes(), digest_size=16, person=b"dpr-text"
+            data[offsets[index] : offsets[index + 1]].tobytes(), digest_size=8, person=b"dpr-text"
         ).digest()
-        low, high = np.frombuffer(digest, dtype="<u8")
-        a[index], b[index] = mix(a[index : index + 1] ^ low)[0], mix(b[index : index + 1] ^ high)[0]
-    short = lengths <= LONG_TEXT
+        a[index] = mix(a[index : index + 1] ^ np.frombuffer(digest, dtype="<u8"))[0]
     first, last = int(offsets[0]), int(offsets[-1])
     padded = np.zeros(last - first + 8, dtype=np.uint8)  # eight spare bytes for the last word
     padded[: last - first] = data[first:last]
+    # Every byte offset as the start of a little-endian 64-bit word (overlapping, unaligned).
+    words_at = np.ndarray((last - first + 1,), dtype="<u8", buffer=padded, strides=(1,))
     start = offsets[:-1] - first
+    active = np.flatnonzero((lengths > 0) & (lengths <= LONG_TEXT))
     chunk = 0
-    active = np.flatnonzero(short & (lengths > 0))
     while active.size:
-        where = start[active] + 8 * chunk
-        words = padded[where[:, None] + np.arange(8)].view("<u8").ravel()
         left = lengths[active] - 8 * chunk
-        keep = np.minimum(left, 8).astype(np.uint64) * np.uint64(8)
-        mask = np.where(keep >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << keep) - 1)
-        word = words & mask
-        step = np.uint64((0x9E3779B97F4A7C15 * (chunk + 1)) % 2**64)
-        a[active] = mix(a[active] ^ word ^ step)
+        word = words_at[start[active] + 8 * chunk]
+        short = left < 8
+        if short.any():  # the last word of a string: only its own bytes
+            keep = left[short].astype(np.uint64) * np.uint64(8)
+            word[short] &= (np.uint64(1) << keep) - np.uint64(1)
         with np.errstate(over="ignore"):
-            b[active] = mix(b[active] + (word ^ a[active]))
+            word += np.uint64((0x9E3779B97F4A7C15 * (chunk + 1)) % 2**64)
+        word ^= a[active]
+        a[active] = mix_in_place(word)
         chunk += 1
         active = active[left > 8]
-    return a, b
+    return a
 
 
 def _bits(array: pa.Array, buffer: int = 1) -> np.ndarray:
@@ -130,38 +135,73 @@ def _mask(flags: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.bool_(), len(flags), [None, pa.py_buffer(packed)])
 
 
-def _lengths(text: pa.Array) -> np.ndarray:
+def _offsets(text: pa.Array) -> np.ndarray:
+    """A string array's value offsets (n + 1 of them) as int64, read from its buffer."""
     kind = np.int64 if pa.types.is_large_string(text.type) else np.int32
-    offsets = np.frombuffer(text.buffers()[1], dtype=kind)[
-        text.offset : text.offset + len(text) + 1
-    ]
-    return np.diff(offsets)
+    raw = np.frombuffer(text.buffers()[1], dtype=kind)[text.offset : text.offset + len(text) + 1]
+    return raw.astype(np.int64, copy=False)
 
 
-def _text_column(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _lengths(text: pa.Array) -> np.ndarray:
+    lengths: np.ndarray = np.diff(_offsets(text))
+    return lengths
+
+
+_NUMBER_START = np.zeros(256, dtype=bool)
+_NUMBER_START[list(b"0123456789+-.")] = True  # what a plain decimal number can start with
+
+
+def _first_bytes(text: pa.Array) -> np.ndarray:
+    """Each string's first byte (0 for an empty one)."""
+    offsets = _offsets(text)
+    data_buffer = text.buffers()[2]
+    if data_buffer is None or len(data_buffer) == 0:
+        return np.zeros(len(text), dtype=np.uint8)
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    starts = np.minimum(offsets[:-1], len(data) - 1)
+    first: np.ndarray = np.where(offsets[1:] > offsets[:-1], data[starts], 0).astype(np.uint8)
+    return first
+
+
+def _matches(
+    text: pa.Array, candidates: np.ndarray, match: Callable[[pa.Array], pa.Array]
+) -> np.ndarray:
+    """Where `match` holds, asked only of the candidate strings (a regex costs per value)."""
+    found = np.zeros(len(text), dtype=bool)
+    if candidates.any():
+        found[np.flatnonzero(candidates)] = _values(match(pc.array_filter(text, _mask(candidates))))
+    return found
+
+
+def _text_column(column: pa.Array) -> np.ndarray:
     """Lanes of a string column: trimmed, NFC, missing and numbers recognised."""
     text = pc.utf8_trim_whitespace(column)
     if not _values(pc.string_is_ascii(text)).all():
         text = pc.utf8_normalize(text, "NFC")
-    missing = ~_bits(text, 0) | (_lengths(text) == 0)
-    missing |= _values(pc.match_like(text, "nan", ignore_case=True))
-    is_number = ~missing & _values(pc.match_substring_regex(text, NUMBER))
+    lengths = _lengths(text)
+    missing = ~_bits(text, 0) | (lengths == 0)
+    missing |= _matches(
+        text, ~missing & (lengths == 3), lambda t: pc.match_like(t, "nan", ignore_case=True)
+    )
+    candidates = ~missing & _NUMBER_START[_first_bytes(text)]
+    is_number = _matches(text, candidates, lambda t: pc.match_substring_regex(t, NUMBER))
     is_text = ~missing & ~is_number
-    a, b = _seeded("missing", np.zeros(len(column), dtype=np.uint64))
+    hashes = np.full(len(column), MISSING, dtype=np.uint64)
     if is_number.any():
         where = np.flatnonzero(is_number)
         values = _floats(pc.cast(pc.array_filter(text, _mask(is_number)), pa.float64()))
         finite = np.isfinite(values)  # 1e400 overflows: it stays its text
-        a[where[finite]], b[where[finite]] = _numbers(values[finite])
+        hashes[where[finite]] = _numbers(values[finite])
         is_text[where[~finite]] = True
+    if is_text.all():
+        return _texts(text)
     if is_text.any():
-        where = np.flatnonzero(is_text)
-        a[where], b[where] = _texts(pc.array_filter(text, _mask(is_text)))
-    return a, b
+        hashes[is_text] = _texts(pc.array_filter(text, _mask(is_text)))
+    return hashes
 
 
-def _constant_texts(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Lanes of a few fixed words, from a string array built on numpy buffers."""
+def _constant_texts(words: list[str]) -> np.ndarray:
+    """Hashes of a few fixed words, from a string array built on numpy buffers."""
     data = "".join(words).encode("utf-8")
     offsets = np.cumsum([0] + [len(w.encode("utf-8")) for w in words], dtype=np.int64)
     array = pa.Array.from_buffers(
@@ -170,52 +210,67 @@ def _constant_texts(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return _texts(array)
 
 
-def _number_column(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Lanes of a numeric column: NaN and null are missing, infinities their text."""
+def _number_column(column: pa.Array) -> np.ndarray:
+    """Hashes of a numeric column: NaN and null are missing, infinities their text."""
     values = _floats(pc.cast(column, pa.float64()))
-    a, b = _seeded("missing", np.zeros(len(column), dtype=np.uint64))
     finite = np.isfinite(values)
-    a[finite], b[finite] = _numbers(values[finite])
+    if finite.all():
+        return _numbers(values)
+    hashes = np.full(len(column), MISSING, dtype=np.uint64)
+    hashes[finite] = _numbers(values[finite])
     infinite = np.isinf(values)
     if infinite.any():
-        words_a, words_b = _constant_texts(["inf", "-inf"])
-        negative = (values[infinite] < 0).astype(np.int64)
-        a[infinite], b[infinite] = words_a[negative], words_b[negative]
-    return a, b
+        words = _constant_texts(["inf", "-inf"])
+        hashes[infinite] = words[(values[infinite] < 0).astype(np.int64)]
+    return hashes
 
 
-def _boolean_column(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    words_a, words_b = _constant_texts(["false", "true"])
-    a, b = _seeded("missing", np.zeros(len(column), dtype=np.uint64))
+def _boolean_column(column: pa.Array) -> np.ndarray:
+    words = _constant_texts(["false", "true"])
+    hashes = np.full(len(column), MISSING, dtype=np.uint64)
     valid = _bits(column, 0)
-    value = _bits(column).astype(np.int64)
-    a[valid], b[valid] = words_a[value[valid]], words_b[value[valid]]
-    return a, b
+    hashes[valid] = words[_bits(column).astype(np.int64)[valid]]
+    return hashes
 
 
-def cell_lanes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Two uint64 lanes per row: the hash of each cell's canonical value (no column name)."""
+def cell_hashes(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A uint64 per row: the hash of each cell's canonical value (no column name)."""
     if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        if column.num_chunks == 0:
+            return np.zeros(0, dtype=np.uint64)
+        if column.num_chunks <= 4:  # large chunks (row groups): each on its own, no copy
+            return np.concatenate([cell_hashes(chunk) for chunk in column.chunks])
+        column = column.combine_chunks()  # many small blocks (a CSV's) cost per block
     kind = column.type
     if pa.types.is_dictionary(kind):
-        a, b = cell_lanes(column.dictionary)
-        indices = pc.cast(column.indices, pa.int64())
+        values = column.dictionary
+        text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+        distinct = _text_column(values) if text else cell_hashes(values)
+        indices = column.indices.cast(pa.int64())
         raw = np.frombuffer(indices.buffers()[1], dtype=np.int64)
         raw = raw[indices.offset : indices.offset + len(indices)]
+        if not column.null_count:
+            return distinct[raw]
         valid = _bits(column, 0)
-        safe = np.where(valid, raw, 0)
-        none_a, none_b = _seeded("missing", np.zeros(1, dtype=np.uint64))
-        return np.where(valid, a[safe], none_a[0]), np.where(valid, b[safe], none_b[0])
+        return np.where(valid, distinct[np.where(valid, raw, 0)], MISSING)
     if pa.types.is_null(kind):
-        return _seeded("missing", np.zeros(len(column), dtype=np.uint64))
+        return np.full(len(column), MISSING, dtype=np.uint64)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         return _number_column(column)
     if pa.types.is_boolean(kind):
         return _boolean_column(column)
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         column = _as_text(column)
-    return _text_column(column)
+    if _mostly_distinct(column):
+        return _text_column(column)
+    return cell_hashes(pc.dictionary_encode(column))  # each distinct text hashed once
+
+
+def _mostly_distinct(column: pa.Array, sample: int = 4096) -> bool:
+    """Whether most values of a sample are distinct (an identifier, free text): then encoding
+    the column first costs more than hashing every value."""
+    head = column.slice(0, sample)
+    return len(head) >= 64 and len(pc.unique(head)) > len(head) // 2
 
 
 def _as_text(column: pa.Array) -> pa.Array:

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
 
-from dprelease.data.cell_hash import cell_lanes, mix
+from dprelease.data.cell_hash import cell_hashes, mix
 from dprelease.data.fingerprint_v1 import LegacyFingerprint
 
 _MOD = 1 << 128
@@ -93,22 +95,17 @@ class RecordFingerprint:
             raise ValueError("fingerprint a batch of fewer than 2^31 rows at a time")
         read_columns = _present(read_columns, batch)
         reading = set(read_columns) if read_columns is not None else set()
-        a = np.zeros(batch.num_rows, dtype=np.uint64)
-        b = np.zeros(batch.num_rows, dtype=np.uint64)
-        read_a, read_b = a.copy(), b.copy()
+        sums = np.zeros(batch.num_rows, dtype=np.uint64)
+        read_sums = np.zeros(batch.num_rows, dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for index, name in enumerate(batch.schema.names):
-                low, high = cell_lanes(batch.column(index))
-                low, high = mix(low), mix(high ^ low)
-                a += low  # a sum: the columns' order and names do not matter
-                b += high
+            for name, hashes in zip(batch.schema.names, _column_hashes(batch), strict=True):
+                sums += hashes  # a sum: the columns' order and names do not matter
                 if name in reading:
-                    read_a += low
-                    read_b += high
-        total, row_a = _rows_total(a, b)
+                    read_sums += hashes
+        total, row_a = _rows_total(sums)
         read_total = self.read_total
         if read_columns is not None:
-            part, _ = _rows_total(read_a, read_b)
+            part, _ = _rows_total(read_sums)
             read_total = ((read_total or 0) + part) % _MOD
         old = self.legacy
         if legacy:
@@ -160,10 +157,24 @@ class RecordFingerprint:
         return f"RecordFingerprint(rows=<confidential>, key={self.key()[:12]}…)"
 
 
-def _rows_total(a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
-    """Σ of the rows' 128-bit hashes (mixed from the cells' sums), and the rows' first lane."""
-    row_a = mix(a ^ _ROW_A)
-    row_b = mix(b ^ _ROW_B ^ row_a)
+_COLUMNS = ThreadPoolExecutor(2, thread_name_prefix="fingerprint-columns")
+PARALLEL_ROWS = 100_000  # a batch this long hashes its columns on two threads
+
+
+def _column_hashes(batch: pa.RecordBatch | pa.Table) -> list[np.ndarray]:
+    """Each column's cell hashes; a long batch's on two threads (numpy and arrow release the
+    GIL), as the machines this runs on have two cores or more."""
+    columns = [batch.column(index) for index in range(batch.num_columns)]
+    if batch.num_rows < PARALLEL_ROWS or len(columns) < 2:
+        return [cell_hashes(column) for column in columns]
+    return list(_COLUMNS.map(cell_hashes, columns))
+
+
+def _rows_total(sums: np.ndarray) -> tuple[int, np.ndarray]:
+    """Σ of the rows' 128-bit hashes (two mixes of the sums of their cells' hashes), and the
+    rows' first half."""
+    row_a = mix(sums ^ _ROW_A)
+    row_b = mix(sums ^ _ROW_B)
     return (_lane_sum(row_a) + (_lane_sum(row_b) << 64)) % _MOD, row_a
 
 
@@ -245,31 +256,55 @@ class Fingerprinting:
 class FingerprintAccumulator:
     """A counting engine's per-batch hook (`engines.BatchAccumulator`): fingerprints every
     record batch it is shown, so that the ledger's key costs no second read of the data.
-    `read_columns` are the plan's columns (for `read_key`); `legacy` asks the format-3 key."""
+    `read_columns` are the plan's columns (for `read_key`); `legacy` asks the format-3 key.
+
+    The hashing runs on a thread of its own while the engine counts the next batch (numpy and
+    arrow release the GIL): on two cores the key costs little more than the count. At most
+    `IN_FLIGHT` batches wait for it, so memory stays bounded."""
+
+    IN_FLIGHT = 2
 
     def __init__(self, read_columns: Sequence[str] | None = None, legacy: bool = False) -> None:
-        self.fingerprint = RecordFingerprint()
+        self._done = RecordFingerprint()
         self.read_columns = None if read_columns is None else tuple(read_columns)
         self.legacy = legacy
+        self._pending: deque[Future[RecordFingerprint]] = deque()
+        self._pool: ThreadPoolExecutor | None = None
 
     def __call__(self, batch: pa.RecordBatch) -> None:
         self.read_columns = _present(self.read_columns, batch)
-        self.fingerprint = self.fingerprint.add(batch, self.read_columns, self.legacy)
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="fingerprint")
+        while len(self._pending) >= self.IN_FLIGHT:
+            self._done = self._done + self._pending.popleft().result()
+        part = RecordFingerprint()
+        self._pending.append(self._pool.submit(part.add, batch, self.read_columns, self.legacy))
+
+    @property
+    def fingerprint(self) -> RecordFingerprint:
+        """Every batch shown so far, fingerprinted (waits for the hashing thread)."""
+        while self._pending:
+            self._done = self._done + self._pending.popleft().result()
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+        return self._done
 
     def include(self, part: RecordFingerprint) -> None:
         """Add records fingerprinted elsewhere (an engine's executors)."""
-        self.fingerprint = self.fingerprint + part
+        self._done = self._done + part
 
     def batches(self) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
         """`fingerprint_batches` with this accumulator's settings (for Spark's executors)."""
+        read_columns, legacy = self.read_columns, self.legacy
 
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            return fingerprint_batches(batches, self.read_columns, self.legacy)
+            return fingerprint_batches(batches, read_columns, legacy)
 
         return run
 
     def __repr__(self) -> str:
-        return f"FingerprintAccumulator({self.fingerprint!r})"
+        return f"FingerprintAccumulator({self._done!r})"
 
 
 def with_read_columns(

@@ -237,8 +237,10 @@ def ledger_account(
     pass if it made one, else a pass for `plan`), the plan's `dataset:` name and the file's
     SHA-256. The one rule of both front ends (the dashboard shows this account before it
     releases)."""
-    fingerprint = data.fingerprint(counted, fingerprinting(ledger, plan))
-    return account_of(ledger, fingerprint, dataset, data.legacy_key())
+    settings = fingerprinting(ledger, plan)
+    fingerprint = data.fingerprint(counted, settings)
+    # the file's SHA-256 finds a format-1 account: read the bytes again only while one may wait
+    return account_of(ledger, fingerprint, dataset, data.legacy_key() if settings.legacy else None)
 
 
 def data_account(ledger: Ledger, data: bytes, filename: str, dataset: str | None) -> Account:
