@@ -11,7 +11,7 @@ The graph is **undirected and simple**, decided here once for risk and release a
   `a,a` "stays", a wrong column pair), and dropping it silently would change degrees by 2.
 - A **repeated edge** (`a,b` twice, or `a,b` and `b,a`) is one edge: an undirected simple graph
   has at most one edge per pair. The repeats are merged, and the risk view says how many were.
-- Other columns (a weight, a date) are read, fingerprinted and ignored.
+- Other columns (a weight, a date) are read and ignored.
 - The nodes are the end nodes of the edges: an edge list cannot hold a node with no edge.
 
 Node ids are the nodes' ranks in the sorted order of their texts, so that the order of the
@@ -20,8 +20,8 @@ on pairs of texts that does not depend on which other edges are present: the nod
 (`dprelease.graph.degrees.project`) relies on it.
 
 The reading (house limits included: `--max-data-mb`, `--max-rows`, an empty or header-only
-file) is `dprelease.data.read.read_data`; the ledger's key is the fingerprint of every column
-of every row read (`dprelease.data.fingerprint`), the same key as `release` of the same file.
+file) is `dprelease.data.read.read_data`; the ledger's key is the fingerprint of the canonical
+edge set (`canonical_fingerprint`): the same graph however its edge list is written.
 """
 
 from __future__ import annotations
@@ -139,14 +139,29 @@ def edge_list(
     codes = np.sort(np.minimum(u, v) * n + np.maximum(u, v))  # (smaller, larger) in order
     # Distinct by sort and compare: numpy 2's hash-based np.unique is ~100× slower here.
     codes = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
+    sorted_labels = labels.take(pa.array(order))
+    first, second = codes // n, codes % n
     return EdgeList(
-        labels=labels.take(pa.array(order)),
-        first=codes // n,
-        second=codes % n,
+        labels=sorted_labels,
+        first=first,
+        second=second,
         rows=rows,
-        fingerprint=fingerprint_table(table) if fingerprint else RecordFingerprint(),
+        fingerprint=canonical_fingerprint(sorted_labels, first, second)
+        if fingerprint
+        else RecordFingerprint(),
         file_sha256=file_sha256,
     )
+
+
+def canonical_fingerprint(
+    labels: pa.Array, first: np.ndarray, second: np.ndarray
+) -> RecordFingerprint:
+    """The ledger's key of a graph: the fingerprint of its canonical edge set (trimmed end
+    nodes, each pair undirected as (smaller, larger), distinct, sorted), so that the same
+    graph written `v,u`, with an edge repeated, its rows shuffled, its columns renamed or a
+    weight added is one account (issue 34)."""
+    edges = pa.table({"u": labels.take(pa.array(first)), "v": labels.take(pa.array(second))})
+    return fingerprint_table(edges)
 
 
 def _dictionary_and_indices(column: pa.ChunkedArray, where: str) -> tuple[pa.Array, np.ndarray]:

@@ -115,3 +115,30 @@ def test_the_command_is_registered_for_python_m(edges):
     result = run_child("graph", str(edges), "--k-degree", "3", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["nodes"] == 7
+
+
+def test_one_graph_however_written_is_one_account(capsys, tmp_path, ledger_file):
+    # Issue 34: the account was keyed by the edge list's rows, so the same graph written
+    # `v,u`, with an edge repeated or a weight column got fresh budget (ε = 3 on one graph
+    # under a cap of 1).
+    header, *rows = EDGES.splitlines()
+    spellings = {
+        "mail.csv": EDGES,
+        "reversed.csv": "\n".join(["to,from", *(",".join(r.split(",")[::-1]) for r in rows)]),
+        "repeated.csv": "\n".join([header, *rows, rows[0], rows[3]]),
+        "weighted.csv": "\n".join([header + ",weight", *(f"{r},1.5" for r in reversed(rows))]),
+        "padded.csv": "\n".join(["a,b", *(r.replace(",", " , ") for r in rows)]),
+    }
+    for name, text in spellings.items():
+        (tmp_path / name).write_text(text + "\n")
+    release = ["--degree-histogram", "--epsilon", "1"]
+    first = run(capsys, "graph", str(tmp_path / "mail.csv"), *release, "--out",
+                str(tmp_path / "r0"), "--cap", "1")  # fmt: skip
+    assert first[0] == 0, first[2]
+    for index, name in enumerate(spellings, start=1):
+        code, _, err = run(capsys, "graph", str(tmp_path / name), *release, "--out",
+                           str(tmp_path / f"r{index}"))  # fmt: skip
+        assert code == 2 and "is left of the lifetime cap 1" in err, (name, err)
+    code, out, _ = run(capsys, "ledger", "show", "--json")
+    (account,) = json.loads(out)["datasets"]
+    assert account["spent"]["epsilon"] == 1.0
