@@ -31,6 +31,18 @@ class LdpError(DPReleaseError):
     """A local-DP input the user can fix: ε, domain size, n, protocol or column."""
 
 
+def margin_rows(n: int) -> int:
+    """The row count margins are computed at: n rounded up to a power of two. A margin at the
+    exact n, with ε and the estimate, gives the number of rows back (issue 34: `moe_near_zero`
+    inverted to it); at the next power of two it says only that bracket, and is wider."""
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def margin_reports(reports: int, n: int) -> int:
+    """A level's or group's report count scaled as `margin_rows` scales n (rounded up)."""
+    return -(-int(reports) * margin_rows(n) // max(int(n), 1))
+
+
 def check_epsilon(epsilon: float) -> float:
     if not (isinstance(epsilon, int | float) and math.isfinite(epsilon) and epsilon > 0):
         raise LdpError(f"epsilon must be a finite number greater than 0, got {quote(epsilon)}.")

@@ -3,10 +3,12 @@ in `command`, so that building the CLI's parser loads nothing more).
 
 Both simulate a local-DP collection on a column of your data: every row randomises its own
 value as its respondent's device would, and only the aggregator's estimates and margins are
-printed, never a true count. Like `ldp simulate`, they do not charge the ledger: the ledger
-accounts for central-DP releases of a data set under add/remove neighbours, and a local-DP
-collection is not one (the number of reports is visible to the collector; the guarantee is
-ε per respondent's answer), so its ε cannot be charged as if it were.
+printed, never a true count. Like `ldp simulate`, they do not charge the ledger (the ledger
+accounts for central-DP releases under add/remove neighbours; a local-DP collection's guarantee
+is ε per respondent's answer, and the collector sees how many reports arrive), so, like it,
+their output says CONFIDENTIAL: it is for the data holder, not for publication (issue 34:
+rerunning and averaging shrinks their noise). No figure gives the row count back: margins are
+computed at the row count rounded up to a power of two (`ldp.base.margin_rows`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ import json
 from typing import Any
 
 from dprelease.errors import quote
+
+CONFIDENTIAL = (
+    "CONFIDENTIAL simulation on your records (for you only, never release this: it is not "
+    "charged to the ledger, and reruns averaged would shrink its noise)"
+)
 
 
 def _column(args: argparse.Namespace) -> tuple[list[str | None], Any]:
@@ -54,6 +61,7 @@ def run_heavy_hitters(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return 0
+    print(CONFIDENTIAL)
     print(
         f"Local-DP heavy hitters of {quote(args.column)} (simulation: every row randomised "
         "as its respondent would; estimates and margins only)"
@@ -63,10 +71,7 @@ def run_heavy_hitters(args: argparse.Namespace) -> int:
         f"bytes, {result.confidence:.0%} margins"
     )
     _table([(h.value, h.estimate, h.moe) for h in result.top])
-    print(
-        f"{len(result.top)} value(s) above the noise threshold {result.threshold:,.0f} "
-        f"(margin of a count near 0: ±{result.moe_near_zero:,.0f})."
-    )
+    print(f"{len(result.top)} value(s) above the noise threshold {result.threshold:,.0f}.")
     return 0
 
 
@@ -79,6 +84,7 @@ def run_itemsets(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return 0
+    print(CONFIDENTIAL)
     print(
         f"Local-DP frequent items and pairs of {quote(args.column)} (items separated by "
         f"'{SEPARATOR}'; simulation: estimates and margins only)"

@@ -48,7 +48,13 @@ import numpy as np
 
 from dprelease.errors import quote
 from dprelease.ldp import linear_hashing
-from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
+from dprelease.ldp.base import (
+    LdpError,
+    check_epsilon,
+    margin_reports,
+    margin_rows,
+    secure_generator,
+)
 from dprelease.ldp.planner import central_histogram, normal_quantile
 from dprelease.ldp.prefix import (
     PAD,
@@ -105,8 +111,8 @@ class HeavyHitters:
             "hashed_values": 1 << BITS,
             "buckets": linear_hashing.buckets(self.epsilon),
             "protocol": self.protocol,
-            "moe_near_zero": self.moe_near_zero,
             "threshold": self.threshold,
+            "confidential": "a simulation on your records: not charged, not for publication",
         }
 
 
@@ -219,16 +225,18 @@ def heavy_hitters(
     )
     support = linear_hashing.probabilities(epsilon)
     n, share = len(codes), 1 / max_length
-    sd_near_zero = float(np.sqrt(sampled_variance(support, n, 0.0, share=share)))
+    rows_for_margins = margin_rows(n)  # never the exact row count (issue 34)
+    sd_near_zero = float(np.sqrt(sampled_variance(support, rows_for_margins, 0.0, share=share)))
     # The last level compares `compared` candidates, nearly all held by no one: only an
     # estimate above the bound of their noise is told apart from it.
-    threshold = noise_bound(support, reports, compared, 1 - confidence) * max_length
+    bound_reports = margin_reports(reports, n)
+    threshold = noise_bound(support, bound_reports, compared, 1 - confidence) * max_length
     hits: list[Hit] = []
     for row, score in zip(found, scores, strict=True):
         estimate = float(score) * max_length
         if estimate < threshold or len(hits) == top:
             break
-        moe = z * float(np.sqrt(sampled_variance(support, n, estimate, share=share)))
+        moe = z * float(np.sqrt(sampled_variance(support, rows_for_margins, estimate, share=share)))
         hits.append(Hit(decode(row), estimate, moe))
     return HeavyHitters(
         epsilon, confidence, max_length, tuple(hits), z * sd_near_zero, threshold, n

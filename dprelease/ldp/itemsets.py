@@ -45,7 +45,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dprelease.errors import quote
-from dprelease.ldp.base import LdpError, check_epsilon, secure_generator
+from dprelease.ldp.base import (
+    LdpError,
+    check_epsilon,
+    margin_reports,
+    margin_rows,
+    secure_generator,
+)
 from dprelease.ldp.heavy_hitters import Hit, check_top, prefix_search
 from dprelease.ldp.planner import best_of, normal_quantile, protocol_accuracies
 from dprelease.ldp.prefix import (
@@ -133,7 +139,7 @@ class Itemsets:
             "confidence": self.confidence,
             "max_length": self.max_length,
             "pad_length": self.pad_length,
-            "moe_near_zero": self.moe_near_zero,
+            "confidential": "a simulation on your records: not charged, not for publication",
             "separator": SEPARATOR,
             "shares": SHARES,
         }
@@ -187,6 +193,8 @@ def _top(
     among `estimates`)."""
     support = protocol(name).probabilities(epsilon, len(estimates) + 1)
     z = normal_quantile(confidence)
+    # margins at the row count rounded up, never the exact one (`base.margin_rows`)
+    reports, n = margin_reports(reports, n), margin_rows(n)
     threshold = noise_bound(support, reports, len(estimates), 1 - confidence)
     out = []
     for index in np.argsort(-estimates, kind="stable")[:top]:
@@ -288,7 +296,7 @@ def frequent_itemsets(
                 confidence,
             )
         ]
-    near_zero = boost * _sd_near_zero(item_protocol, epsilon, c + 1, n, pad, shares[2])
+    near_zero = boost * _sd_near_zero(item_protocol, epsilon, c + 1, margin_rows(n), pad, shares[2])
     moe = normal_quantile(confidence) * near_zero
     return Itemsets(epsilon, confidence, max_length, pad, tuple(items), tuple(pairs), moe, n)
 

@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from helpers.cli import run
@@ -115,3 +116,29 @@ def test_a_found_value_with_a_control_character_prints_on_one_line(tmp_path):
     out = run("ldp", "heavy-hitters", str(path), "--column", "word", "--epsilon", "8")
     assert out.returncode == 0, out.stderr
     assert "ring\\x07bell" in out.stdout and "\x07" not in out.stdout
+
+
+def test_no_figure_gives_the_row_count_back_and_the_output_says_confidential(tmp_path):
+    # Issue 34: the JSON's `moe_near_zero` inverted to the exact row count, and the output
+    # read as a release although nothing was charged.
+    from dprelease.ldp.base import margin_rows
+    from dprelease.ldp.heavy_hitters import heavy_hitters, text_codes
+
+    def margins(rows: int) -> list[float]:
+        texts = ["a", "b"]
+        codes = (np.arange(rows) % 2).astype(np.int64)
+        values, coded = text_codes(texts, codes, "x")
+        found = heavy_hitters(values, coded, 8.0, 2, 4, rng=np.random.default_rng(1))
+        return [found.moe_near_zero]
+
+    assert margin_rows(5_000) == margin_rows(5_001) == 8_192 and margin_rows(8_192) == 8_192
+    assert margins(5_000) == margins(5_001)  # a margin says only the power-of-two bracket
+    path = tmp_path / "s.csv"
+    path.write_text("v\n" + "a\n" * 600 + "b\n" * 400)
+    for command, column in (("heavy-hitters", "v"), ("itemsets", "v")):
+        shown = run("ldp", command, str(path), "--column", column, "--epsilon", "8", "--json")
+        assert shown.returncode == 0, shown.stderr
+        data = json.loads(shown.stdout)
+        assert "moe_near_zero" not in data and "not charged" in data["confidential"]
+        text = run("ldp", command, str(path), "--column", column, "--epsilon", "8")
+        assert text.stdout.startswith("CONFIDENTIAL") and "near 0" not in text.stdout
