@@ -262,7 +262,7 @@ class FingerprintAccumulator:
     arrow release the GIL): on two cores the key costs little more than the count. At most
     `IN_FLIGHT` batches wait for it, so memory stays bounded."""
 
-    IN_FLIGHT = 2
+    IN_FLIGHT = 1
 
     def __init__(self, read_columns: Sequence[str] | None = None, legacy: bool = False) -> None:
         self._done = RecordFingerprint()
