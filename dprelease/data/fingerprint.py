@@ -157,17 +157,18 @@ class RecordFingerprint:
         return f"RecordFingerprint(rows=<confidential>, key={self.key()[:12]}…)"
 
 
-_COLUMNS = ThreadPoolExecutor(2, thread_name_prefix="fingerprint-columns")
 PARALLEL_ROWS = 100_000  # a batch this long hashes its columns on two threads
 
 
 def _column_hashes(batch: pa.RecordBatch | pa.Table) -> list[np.ndarray]:
     """Each column's cell hashes; a long batch's on two threads (numpy and arrow release the
-    GIL), as the machines this runs on have two cores or more."""
+    GIL), as the machines this runs on have two cores or more. The pool is made per batch:
+    a module-level one could not travel to Spark's executors with this module."""
     columns = [batch.column(index) for index in range(batch.num_columns)]
     if batch.num_rows < PARALLEL_ROWS or len(columns) < 2:
         return [cell_hashes(column) for column in columns]
-    return list(_COLUMNS.map(cell_hashes, columns))
+    with ThreadPoolExecutor(2, thread_name_prefix="fingerprint-columns") as pool:
+        return list(pool.map(cell_hashes, columns))
 
 
 def _rows_total(sums: np.ndarray) -> tuple[int, np.ndarray]:

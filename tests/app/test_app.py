@@ -249,9 +249,10 @@ def test_journey_preview_then_release_charged_exactly_once(ledger_file):
 
 def test_budget_meter_shows_what_the_ledger_holds_for_this_data(ledger_file):
     from dprelease.accounting.composition import Guarantee
-    from dprelease.ledger.files import dataset_key
+    from dprelease.data.fingerprint import fingerprint_table
+    from dprelease.data.read import read_data
 
-    sample = dataset_key((ROOT / "data" / "census_sample.csv").read_bytes())
+    sample = fingerprint_table(read_data(ROOT / "data" / "census_sample.csv")).key()
     book = Ledger(ledger_file)
     book.set_cap(sample, 3.0)
     with book.charge(sample, "earlier", Guarantee(1.25, 1e-10), label="earlier", tables=["t"]):
