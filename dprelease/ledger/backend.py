@@ -34,7 +34,7 @@ class Conn:
     kind = "sqlite"
     order = "rowid"  # the column that orders charges oldest first
 
-    def __init__(self, raw: sqlite3.Connection, where: str) -> None:
+    def __init__(self, raw: Any, where: str) -> None:  # sqlite3 or psycopg
         self.raw = raw
         self.where = where
 
@@ -128,8 +128,7 @@ class SqliteBackend:
 
     def not_ours(self) -> str:
         return (
-            f"'{self.where}' is an SQLite database but not a dprelease ledger; "
-            "choose another path."
+            f"'{self.where}' is an SQLite database but not a dprelease ledger; choose another path."
         )
 
     @contextmanager

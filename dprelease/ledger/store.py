@@ -74,9 +74,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to fi
 _KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
 
 
-def _refuse_a_raise(
-    row: Any | None, epsilon: float | None, delta: Any, account: str
-) -> None:
+def _refuse_a_raise(row: Any | None, epsilon: float | None, delta: Any, account: str) -> None:
     """Refuse a higher or removed cap (`set_cap(only_lower=True)`): raising a data set's
     lifetime budget is for whoever owns the ledger file, with `ledger cap`."""
     old_epsilon = None if row is None else row["epsilon"]
