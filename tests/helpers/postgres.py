@@ -54,8 +54,22 @@ def _free_port() -> int:
 def _psql(binaries: Path, folder: Path, port: int, statement: str) -> None:
     subprocess.run(
         _as_server_user(
-            [str(binaries / "psql"), "-q", "-h", str(folder), "-p", str(port), "-U", "postgres"]
-            + ["-d", "postgres", "-v", "ON_ERROR_STOP=1", "-c", statement]
+            [
+                str(binaries / "psql"),
+                "-q",
+                "-h",
+                str(folder),
+                "-p",
+                str(port),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                statement,
+            ]
         ),
         check=True,
         capture_output=True,
@@ -74,8 +88,17 @@ def start(folder: Path) -> str:
         shutil.chown(folder, "postgres")
     subprocess.run(
         _as_server_user(
-            [str(binaries / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust"]
-            + ["--auth-host=scram-sha-256", "--no-sync"]
+            [
+                str(binaries / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "--auth-host=scram-sha-256",
+                "--no-sync",
+            ]
         ),
         check=True,
         capture_output=True,
@@ -87,8 +110,17 @@ def start(folder: Path) -> str:
     )
     subprocess.run(
         _as_server_user(
-            [str(binaries / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w"]
-            + ["-o", options, "start"]
+            [
+                str(binaries / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(folder / "log"),
+                "-w",
+                "-o",
+                options,
+                "start",
+            ]
         ),
         check=True,
         capture_output=True,
