@@ -205,7 +205,7 @@ class PostgresBackend:
                 f"Only the ledger's owner ({owner}) can name a data set; ask them to run a "
                 "release with this name first, or remove `dataset:`."
             )
-        if state == "42501":
+        if state in ("42501", "3F000"):  # 3F000: the schema is not ours to see
             return LedgerError(
                 f"Permission denied on the ledger '{self.where}' ({why}); its owner ({owner}) "
                 "grants the right to release with `dprelease ledger grant ROLE`."
