@@ -179,5 +179,20 @@ def fresh_schema(owner_url: str) -> Iterator[str]:
             conn.execute(f"DROP SCHEMA {name} CASCADE")
 
 
-if __name__ == "__main__":
-    print(start(Path(sys.argv[1])))
+def stop(folder: Path) -> None:
+    binaries = bin_dir()
+    if binaries is not None and (folder / "data").exists():
+        subprocess.run(
+            _as_server_user(
+                [str(binaries / "pg_ctl"), "-D", str(folder / "data"), "-m", "fast", "stop"]
+            ),
+            capture_output=True,
+        )
+
+
+if __name__ == "__main__":  # .ci/run: `start DIR` prints the owner's URL; `stop DIR`
+    action, where = sys.argv[1], Path(sys.argv[2])
+    if action == "start":
+        print(start(where))
+    else:
+        stop(where)
