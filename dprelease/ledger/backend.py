@@ -161,12 +161,3 @@ class SqliteBackend:
             "Roles are for a PostgreSQL ledger; who may release to an SQLite ledger is "
             "whoever may write its file."
         )
-
-
-def backend_for(location: str | Path, timeout: float) -> Any:
-    """The backend of a ledger location: a ``postgresql://`` URL, else an SQLite path."""
-    if is_url(location):
-        from dprelease.ledger.postgres import PostgresBackend
-
-        return PostgresBackend(str(location), timeout)
-    return SqliteBackend(location, timeout)

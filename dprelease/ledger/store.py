@@ -1,6 +1,8 @@
 """The budget ledger: what each data set has spent over its lifetime, against a cap.
 
-One SQLite file (stdlib `sqlite3`) holds, per data set (an *account*), every charged release
+One SQLite file (stdlib `sqlite3`), or for a team one PostgreSQL database
+(`dprelease.ledger.postgres`, a ``postgresql://`` URL; `dprelease.ledger.backend` is the
+connection layer both share), holds, per data set (an *account*), every charged release
 and a lifetime cap on ε (optional) and δ (1e-3, `DEFAULT_DELTA_CAP`, unless one is set).
 
 Accounts follow the parsed records, not the file's bytes (`dprelease.ledger.accounts`, with
@@ -13,11 +15,12 @@ tenth). `Balance.spent_*` keeps the plain sums for the record.
 
 How a release is charged exactly once:
 
-- `charge()` opens a write transaction (``BEGIN IMMEDIATE``), refuses a `release_id` it has
-  seen (`AlreadyChargedError`), checks the cap, inserts the entry and yields. The caller makes
-  the release inside the block; on a normal exit the transaction commits, on an exception (or
-  a crash, or a kill) it never commits, so nothing is charged. Holding the write lock across
-  check → work → commit is what makes two concurrent releases unable to overspend: the second
+- `charge()` opens a write transaction (``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock),
+  refuses a `release_id` it has seen (`AlreadyChargedError`), checks the cap, inserts the entry
+  and yields. The caller makes the release inside the block; on a normal exit the transaction
+  commits, on an exception (or a crash, or a kill) it never commits, so nothing is charged.
+  Holding the write lock across check → work → commit is what makes two concurrent releases
+  unable to overspend: the second
   waits (busy timeout) and then sees the first's charge.
 - The caller hands the release out only after the block: a crash between the commit and the
   hand-out leaves a release charged but not delivered, which is the safe direction.
@@ -56,7 +59,7 @@ from dprelease.ledger.accounts import (
     resolve,
     upgrade,
 )
-from dprelease.ledger.backend import Conn, backend_for
+from dprelease.ledger.backend import Conn, SqliteBackend, is_url
 from dprelease.ledger.lifetime import curve_of
 from dprelease.ledger.values import (
     DEFAULT_DELTA_CAP,
@@ -72,6 +75,15 @@ from dprelease.limits import DELTA_LIMIT, EPSILON_CAP_LIMIT
 __all__ = ["Account", "AlreadyChargedError", "Balance", "Ledger", "LedgerEntry"]  # re-exported
 DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to finish
 _KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
+
+
+def backend_for(location: str | Path, timeout: float) -> Any:
+    """The backend of a ledger location: a ``postgresql://`` URL, else an SQLite path."""
+    if is_url(location):
+        from dprelease.ledger.postgres import PostgresBackend  # psycopg only when used
+
+        return PostgresBackend(str(location), timeout)
+    return SqliteBackend(location, timeout)
 
 
 def _refuse_a_raise(row: Any | None, epsilon: float | None, delta: Any, account: str) -> None:
