@@ -20,11 +20,10 @@ How a release is charged exactly once:
   and yields. The caller makes the release inside the block; on a normal exit the transaction
   commits, on an exception (or a crash, or a kill) it never commits, so nothing is charged.
   Holding the write lock across check → work → commit is what makes two concurrent releases
-  unable to overspend: the second
-  waits (busy timeout) and then sees the first's charge.
+  unable to overspend: the second waits (busy timeout) and then sees the first's charge.
 - The caller hands the release out only after the block: a crash between the commit and the
   hand-out leaves a release charged but not delivered, which is the safe direction.
-- WAL journal mode, so that readers (`balance`, `entries`, `check`) are never blocked by a
+- SQLite: WAL journal mode, so that readers (`balance`, `entries`, `check`) are never blocked by a
   release in progress; ``synchronous=FULL``, so that a committed charge survives power loss.
   WAL needs a local file system (not a network share).
 
