@@ -4,6 +4,7 @@ Races run on both backends; the roles, a kill inside the charge and the connecti
 a real PostgreSQL server (`helpers.postgres`; skipped without one, a failure under CI=1).
 """
 
+import json
 import multiprocessing
 import os
 import signal
@@ -196,3 +197,29 @@ def test_the_ledger_command_grants_and_the_env_var_takes_a_url(postgres_ledger, 
         ).returncode
         == 0
     )
+
+
+def test_a_cli_release_and_the_dashboards_ledger_use_the_url(
+    postgres_ledger, tmp_path, monkeypatch
+):
+    """`release --ledger URL` charges the PostgreSQL ledger; with the URL in $DPRELEASE_LEDGER,
+    `open_ledger()` (the dashboard's ledger) opens the same one."""
+    from dprelease.release.service import open_ledger
+    from helpers.plans import plan_dict
+
+    (tmp_path / "people.csv").write_text(
+        "age,sex\n" + "".join(f"{20 + i % 60},{'F' if i % 2 else 'M'}\n" for i in range(200))
+    )
+    raw = plan_dict(accounting="pure", epsilon=1.0, delta=None)
+    raw["data"] = "people.csv"
+    raw["tables"] = [table for table in raw["tables"] if set(table["by"]) <= {"age", "sex"}]
+    (tmp_path / "plan.json").write_text(json.dumps(raw))
+    release = ("release", "plan.json", "--ledger", postgres_ledger)
+    first = run(*release, "--out", "r1.zip", "--cap", "1.5", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "owner-pw" not in first.stderr  # the URL is shown without its password
+    second = run(*release, "--out", "r2.zip", cwd=tmp_path)
+    assert second.returncode == 2 and "only ε = 0.5 is left" in second.stderr, second.stderr
+    monkeypatch.setenv("DPRELEASE_LEDGER", postgres_ledger)
+    [(key, _)] = open_ledger().datasets()
+    assert open_ledger().balance(key).releases == 1
