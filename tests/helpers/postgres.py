@@ -149,6 +149,7 @@ def server_url() -> str | None:
     if bin_dir() is None:
         return None
     SHARED.mkdir(exist_ok=True)
+    SHARED.chmod(0o755)  # the server runs as the `postgres` user when we are root
     with open(SHARED / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one worker starts it, the others wait and reuse it
         saved = SHARED / "url"

@@ -223,3 +223,11 @@ def test_a_cli_release_and_the_dashboards_ledger_use_the_url(
     monkeypatch.setenv("DPRELEASE_LEDGER", postgres_ledger)
     [(key, _)] = open_ledger().datasets()
     assert open_ledger().balance(key).releases == 1
+
+
+def test_grant_errors_are_one_line(postgres_ledger, tmp_path):
+    on_file = run("ledger", "grant", RELEASER, "--ledger", str(tmp_path / "l.sqlite"), cwd=tmp_path)
+    assert on_file.returncode == 2 and on_file.stderr.startswith("error: Roles are for a Post")
+    nobody = run("ledger", "grant", "nobody_here", "--ledger", postgres_ledger, cwd=tmp_path)
+    assert nobody.returncode == 2 and nobody.stderr.startswith("error: No role 'nobody_here'")
+    assert nobody.stderr.count("\n") == 1
