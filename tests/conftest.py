@@ -133,3 +133,37 @@ def ledger_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def sample_plan() -> Path:
     """The bundled sample plan (data/census_sample.plan.yaml)."""
     return ROOT / "data" / "census_sample.plan.yaml"
+
+
+# --- ledgers on both backends (issue 34): an SQLite file, or a schema on a PostgreSQL server
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The test PostgreSQL server's owner URL (`helpers.postgres`): skipped where PostgreSQL
+    is not installed, but a failure under CI=1 (as for Spark and Chromium)."""
+    from helpers.postgres import server_url
+
+    url = server_url()
+    if url is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs PostgreSQL for the shared-ledger tests (.ci/run starts it)")
+        pytest.skip("no PostgreSQL here (apt-get install postgresql)")
+    return url
+
+
+@pytest.fixture
+def postgres_ledger(postgres_server: str):  # type: ignore[no-untyped-def]
+    """The owner's URL of a fresh, empty ledger schema (dropped after the test)."""
+    from helpers.postgres import fresh_schema
+
+    with fresh_schema(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def ledger_at(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a new ledger lives: an SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return tmp_path / "l.sqlite"
+    return str(request.getfixturevalue("postgres_ledger"))

@@ -32,8 +32,9 @@ def add_parser(commands: Any) -> None:
         "--ledger",
         nargs="?",
         const="",
-        metavar="PATH",
-        help="the budget ledger the release is charged to (default, and with no PATH: "
+        metavar="PATH|URL",
+        help="the budget ledger the release is charged to: a file, or postgresql://USER@HOST"
+        ":PORT/DB for a team's shared ledger (default, and with no PATH: "
         "$DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite); the records pick its account",
     )
     ledger.add_argument(

@@ -73,8 +73,9 @@ def add_parser(commands: Any) -> None:
         "--ledger",
         nargs="?",
         const="",
-        metavar="PATH",
-        help="the budget ledger charged (default: $DPRELEASE_LEDGER, else "
+        metavar="PATH|URL",
+        help="the budget ledger charged, a file or postgresql://… (default: $DPRELEASE_LEDGER, "
+        "else "
         "~/.dprelease/ledger.sqlite)",
     )
     ledger.add_argument(

@@ -1,5 +1,5 @@
-"""The budget ledger: lifetime spend per data set against a cap (SQLite), charged once or
-not at all; its values, accounts and the `ledger` command.
+"""The budget ledger: lifetime spend per data set against a cap (SQLite, or PostgreSQL for a
+team), charged once or not at all; its values, accounts and the `ledger` command.
 
 Public names are re-exported lazily (imported on first use); library code imports them from
 their module.

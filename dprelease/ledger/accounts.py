@@ -14,11 +14,11 @@ open connection inside the caller's transaction, so resolving and charging see o
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from dprelease.errors import BudgetError, InternalError
+from dprelease.ledger.backend import Conn
 from dprelease.ledger.sketches import SECRET_TABLE, SKETCH_TABLE, keep, near_duplicate_of
 from dprelease.ledger.values import Account
 from dprelease.plan.names import is_dataset_name
@@ -65,26 +65,26 @@ def check_name(name: str | None) -> None:
         )
 
 
-def known(conn: sqlite3.Connection, key: str) -> bool:
+def known(conn: Conn, key: str) -> bool:
     return any(
         conn.execute(f"SELECT 1 FROM {table} WHERE dataset = ? LIMIT 1", (key,)).fetchone()
         for table in ("accounts", "charges", "caps")
     )
 
 
-def key_of(conn: sqlite3.Connection, dataset: str) -> str:
+def key_of(conn: Conn, dataset: str) -> str:
     """The account a key belongs to: itself, or the account its records were charged to."""
     row = conn.execute("SELECT dataset FROM records WHERE fingerprint = ?", (dataset,))
     found = row.fetchone()
     return str(found["dataset"]) if found else dataset
 
 
-def name_of(conn: sqlite3.Connection, key: str) -> str | None:
+def name_of(conn: Conn, key: str) -> str | None:
     row = conn.execute("SELECT name FROM accounts WHERE dataset = ?", (key,)).fetchone()
     return None if row is None else row["name"]
 
 
-def _first_known(conn: sqlite3.Connection, keys: Sequence[str | None]) -> str | None:
+def _first_known(conn: Conn, keys: Sequence[str | None]) -> str | None:
     """The account of the first of these keys of the records that the ledger knows."""
     for key in keys:
         if key is None:
@@ -100,7 +100,7 @@ def _label(name: str | None, key: str) -> str:
 
 
 def resolve(
-    conn: sqlite3.Connection,
+    conn: Conn,
     records: str,
     name: str | None,
     legacy: str | None,
@@ -172,7 +172,7 @@ def resolve(
 
 
 def register(
-    conn: sqlite3.Connection,
+    conn: Conn,
     account: Account,
     records: str | None = None,
     aliases: Sequence[str] = (),
@@ -180,10 +180,12 @@ def register(
 ) -> None:
     """Record the account (and its name), map the records' keys onto it and keep their sketch;
     inside a write transaction."""
+    # Only the columns a releaser may write (PostgreSQL: naming is the owner's, by GRANT).
     conn.execute(
-        "INSERT INTO accounts VALUES (?, NULL, ?) ON CONFLICT DO NOTHING", (account.key, now())
+        "INSERT INTO accounts (dataset, created) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        (account.key, now()),
     )
-    if account.name is not None:
+    if account.name is not None and name_of(conn, account.key) is None:
         conn.execute(
             "UPDATE accounts SET name = ? WHERE dataset = ? AND name IS NULL",
             (account.name, account.key),
@@ -199,7 +201,7 @@ def register(
         conn.execute("INSERT INTO linked VALUES (?) ON CONFLICT DO NOTHING", (account.key,))
 
 
-def needs_old_keys(conn: sqlite3.Connection) -> bool:
+def needs_old_keys(conn: Conn) -> bool:
     """Whether an account was charged or capped before format 4 and holds no key of the
     format-4 fingerprint yet: then a release also computes the format-3 fingerprint, to find
     it (`dprelease.data.fingerprint`'s legacy key)."""
@@ -211,15 +213,15 @@ def needs_old_keys(conn: sqlite3.Connection) -> bool:
     return conn.execute(query).fetchone() is not None
 
 
-def upgrade(conn: sqlite3.Connection) -> None:
+def upgrade(conn: Conn) -> None:
     """Format 1 → 2: add the accounts and records tables; old keys stay account keys.
     Format 2 → 3: add the charges' `invariants` column (NULL: the release held none).
     Format 3 → 4: add the secret, sketches and linked tables (old accounts are not linked:
     releases find them by their format-3 fingerprint until they are)."""
-    if conn.execute("PRAGMA user_version").fetchone()[0] >= FORMAT:
+    if conn.version() >= FORMAT:
         return
-    conn.execute("BEGIN IMMEDIATE")
-    version = conn.execute("PRAGMA user_version").fetchone()[0]  # another may have won
+    conn.begin_write()
+    version = conn.version()  # another may have won
     if version < 2:
         for statement in ACCOUNTS:
             conn.execute(statement)
@@ -228,11 +230,11 @@ def upgrade(conn: sqlite3.Connection) -> None:
     if version < 4:
         for statement in KEYS_V2:
             conn.execute(statement)
-    conn.execute(f"PRAGMA user_version = {FORMAT}")
-    conn.execute("COMMIT")
+    conn.set_version(FORMAT)
+    conn.commit()
 
 
-def find_account(conn: sqlite3.Connection, text: str) -> str | None:
+def find_account(conn: Conn, text: str) -> str | None:
     """The account key for a key, a records fingerprint or an account name (or None)."""
     row = conn.execute("SELECT dataset FROM accounts WHERE name = ?", (text,)).fetchone()
     if row is not None:
@@ -243,12 +245,16 @@ def find_account(conn: sqlite3.Connection, text: str) -> str | None:
     return key if known(conn, key) else None
 
 
-def all_accounts(conn: sqlite3.Connection) -> list[tuple[str, str | None]]:
+def all_accounts(conn: Conn) -> list[tuple[str, str | None]]:
     """Every account (key, name), in the order of its first charge, then cap, then name."""
-    query = (
-        "SELECT dataset, min(rowid) AS first FROM ("
-        " SELECT dataset, rowid FROM charges UNION ALL SELECT dataset, 1e18 FROM caps"
-        " UNION ALL SELECT dataset, 2e18 FROM accounts) GROUP BY dataset ORDER BY first"
+    first: dict[str, tuple[int, int]] = {}
+    queries = (
+        f"SELECT dataset, {conn.order} AS pos FROM charges ORDER BY {conn.order}",
+        "SELECT dataset, 0 AS pos FROM caps",
+        "SELECT dataset, 0 AS pos FROM accounts",
     )
-    keys = [str(row["dataset"]) for row in conn.execute(query).fetchall()]
+    for rank, query in enumerate(queries):
+        for row in conn.execute(query).fetchall():
+            first.setdefault(str(row["dataset"]), (rank, int(row["pos"])))
+    keys = sorted(first, key=first.__getitem__)
     return [(key, name_of(conn, key)) for key in keys]

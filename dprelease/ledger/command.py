@@ -1,5 +1,6 @@
-"""`dprelease ledger show [--ledger PATH] [--json]` and `ledger cap --dataset KEY --epsilon E
-[--delta D] [--ledger PATH]`: read and cap the budget ledger without making a release."""
+"""`dprelease ledger show [--ledger PATH|URL] [--json]`, `ledger cap --dataset KEY --epsilon E
+[--delta D] [--ledger PATH|URL]` and `ledger grant ROLE [--ledger URL]`: read and cap the budget
+ledger without making a release, and let a role release to a shared PostgreSQL ledger."""
 
 from __future__ import annotations
 
@@ -23,17 +24,27 @@ def _nonnegative(text: str) -> float:
     return value
 
 
+_WHERE = "ledger file or postgresql://USER@HOST:PORT/DB (default: $DPRELEASE_LEDGER)"
+
+
 def add_parser(commands: Any) -> None:
-    ledger = commands.add_parser("ledger", help="show the budget ledger, or set a lifetime cap")
+    ledger = commands.add_parser(
+        "ledger", help="show the budget ledger, set a lifetime cap, grant a role"
+    )
     actions = ledger.add_subparsers(dest="ledger_command", required=True)
     show = actions.add_parser("show", help="every data set: cap, spent, releases")
-    show.add_argument("--ledger", metavar="PATH", help="ledger file (default: $DPRELEASE_LEDGER)")
+    show.add_argument("--ledger", metavar="PATH|URL", help=_WHERE)
     show.add_argument("--json", action="store_true", help="print one JSON object")
     cap = actions.add_parser("cap", help="set a data set's lifetime cap (keeps the δ cap)")
-    cap.add_argument("--ledger", metavar="PATH", help="ledger file (default: $DPRELEASE_LEDGER)")
+    cap.add_argument("--ledger", metavar="PATH|URL", help=_WHERE)
     cap.add_argument("--dataset", required=True, help="the data set's key or name (ledger show)")
     cap.add_argument("--epsilon", required=True, type=_nonnegative, help="lifetime ε cap")
     cap.add_argument("--delta", type=_nonnegative, help="lifetime δ cap (default: unchanged)")
+    grant = actions.add_parser(
+        "grant", help="let a PostgreSQL role release to this ledger (the ledger's owner only)"
+    )
+    grant.add_argument("role", help="an existing PostgreSQL login role")
+    grant.add_argument("--ledger", metavar="URL", help=_WHERE)
 
 
 def ledger_json(ledger: Ledger) -> dict[str, Any]:
@@ -100,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
     if args.ledger_command == "show":
         shown = ledger_json(ledger)
         sys.stdout.write(json.dumps(shown, indent=2) + "\n" if args.json else _text(shown))
+        return 0
+    if args.ledger_command == "grant":
+        ledger.grant(args.role)
+        print(f"role {args.role} may now release to {ledger.location} and lower its caps")
         return 0
     key = ledger.lookup(args.dataset)
     if key is None:

@@ -1,4 +1,5 @@
-"""Files: where the ledger lives ($DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite), and the
+"""Files: where the ledger lives ($DPRELEASE_LEDGER: a path, or a ``postgresql://`` URL for a
+team's shared ledger; else ~/.dprelease/ledger.sqlite), and the
 format-1 key of a data set (the SHA-256 of its file's bytes), by which old ledgers found accounts.
 """
 
@@ -9,6 +10,7 @@ import os
 from pathlib import Path
 
 from dprelease.errors import LedgerError
+from dprelease.ledger.backend import is_url
 
 ENV_VAR = "DPRELEASE_LEDGER"
 
@@ -24,11 +26,17 @@ def dataset_key_of_file(path: str | Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def default_ledger_path() -> Path:
-    """$DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite (that folder is created)."""
+def default_ledger_path() -> str | Path:
+    """$DPRELEASE_LEDGER (a path, or a PostgreSQL URL kept as text: a Path would fold its
+    `//`), else ~/.dprelease/ledger.sqlite (that folder is created)."""
     chosen = os.environ.get(ENV_VAR)
     if chosen:
-        return Path(chosen).expanduser()
+        return chosen if is_url(chosen) else Path(chosen).expanduser()
+    return home_folder() / "ledger.sqlite"
+
+
+def home_folder() -> Path:
+    """~/.dprelease (created): the default ledger file's folder."""
     folder = Path.home() / ".dprelease"
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
@@ -37,4 +45,4 @@ def default_ledger_path() -> Path:
             f"Cannot create the ledger folder '{folder}': {error.strerror or error}; "
             f"set {ENV_VAR} to a writable path."
         ) from None
-    return folder / "ledger.sqlite"
+    return folder

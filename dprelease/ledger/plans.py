@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from dprelease.errors import DPReleaseError
-from dprelease.ledger.files import default_ledger_path
+from dprelease.ledger.files import default_ledger_path, home_folder
 
 MAX_PLAN_BYTES = 4_000_000
 """The largest plan kept (its JSON text): the sample plan with 3,143 counties and their
@@ -69,9 +69,13 @@ def is_token(text: object) -> bool:
 
 
 def default_store_dir() -> Path:
-    """`$DPRELEASE_PLANS`, else a `plans` folder beside the ledger file."""
+    """`$DPRELEASE_PLANS`, else a `plans` folder beside the ledger file (~/.dprelease for a
+    ledger on a PostgreSQL server: kept plans are one user's, not the team's)."""
     configured = os.environ.get("DPRELEASE_PLANS")
-    return Path(configured) if configured else default_ledger_path().parent / "plans"
+    if configured:
+        return Path(configured)
+    ledger = default_ledger_path()
+    return (ledger.parent if isinstance(ledger, Path) else home_folder()) / "plans"
 
 
 @dataclass(frozen=True)

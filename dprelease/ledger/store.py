@@ -1,6 +1,8 @@
 """The budget ledger: what each data set has spent over its lifetime, against a cap.
 
-One SQLite file (stdlib `sqlite3`) holds, per data set (an *account*), every charged release
+One SQLite file (stdlib `sqlite3`), or for a team one PostgreSQL database
+(`dprelease.ledger.postgres`, a ``postgresql://`` URL; `dprelease.ledger.backend` is the
+connection layer both share), holds, per data set (an *account*), every charged release
 and a lifetime cap on ε (optional) and δ (1e-3, `DEFAULT_DELTA_CAP`, unless one is set).
 
 Accounts follow the parsed records, not the file's bytes (`dprelease.ledger.accounts`, with
@@ -13,15 +15,15 @@ tenth). `Balance.spent_*` keeps the plain sums for the record.
 
 How a release is charged exactly once:
 
-- `charge()` opens a write transaction (``BEGIN IMMEDIATE``), refuses a `release_id` it has
-  seen (`AlreadyChargedError`), checks the cap, inserts the entry and yields. The caller makes
-  the release inside the block; on a normal exit the transaction commits, on an exception (or
-  a crash, or a kill) it never commits, so nothing is charged. Holding the write lock across
-  check → work → commit is what makes two concurrent releases unable to overspend: the second
-  waits (busy timeout) and then sees the first's charge.
+- `charge()` opens a write transaction (``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock),
+  refuses a `release_id` it has seen (`AlreadyChargedError`), checks the cap, inserts the entry
+  and yields. The caller makes the release inside the block; on a normal exit the transaction
+  commits, on an exception (or a crash, or a kill) it never commits, so nothing is charged.
+  Holding the write lock across check → work → commit is what makes two concurrent releases
+  unable to overspend: the second waits (busy timeout) and then sees the first's charge.
 - The caller hands the release out only after the block: a crash between the commit and the
   hand-out leaves a release charged but not delivered, which is the safe direction.
-- WAL journal mode, so that readers (`balance`, `entries`, `check`) are never blocked by a
+- SQLite: WAL journal mode, so that readers (`balance`, `entries`, `check`) are never blocked by a
   release in progress; ``synchronous=FULL``, so that a committed charge survives power loss.
   WAL needs a local file system (not a network share).
 
@@ -36,7 +38,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,6 +58,7 @@ from dprelease.ledger.accounts import (
     resolve,
     upgrade,
 )
+from dprelease.ledger.backend import Conn, SqliteBackend, is_url
 from dprelease.ledger.lifetime import curve_of
 from dprelease.ledger.values import (
     DEFAULT_DELTA_CAP,
@@ -71,13 +73,19 @@ from dprelease.limits import DELTA_LIMIT, EPSILON_CAP_LIMIT
 
 __all__ = ["Account", "AlreadyChargedError", "Balance", "Ledger", "LedgerEntry"]  # re-exported
 DEFAULT_TIMEOUT = 60.0  # seconds a release waits for another one's charge to finish
-_APPLICATION_ID = 0x64707265  # "dpre" in the SQLite header: tells our file from any other
 _KEEP: Any = object()  # set_cap's default for delta: keep the δ cap as it is
 
 
-def _refuse_a_raise(
-    row: sqlite3.Row | None, epsilon: float | None, delta: Any, account: str
-) -> None:
+def backend_for(location: str | Path, timeout: float) -> Any:
+    """The backend of a ledger location: a ``postgresql://`` URL, else an SQLite path."""
+    if is_url(location):
+        from dprelease.ledger.postgres import PostgresBackend  # psycopg only when used
+
+        return PostgresBackend(str(location), timeout)
+    return SqliteBackend(location, timeout)
+
+
+def _refuse_a_raise(row: Any | None, epsilon: float | None, delta: Any, account: str) -> None:
     """Refuse a higher or removed cap (`set_cap(only_lower=True)`): raising a data set's
     lifetime budget is for whoever owns the ledger file, with `ledger cap`."""
     old_epsilon = None if row is None else row["epsilon"]
@@ -93,7 +101,7 @@ def _refuse_a_raise(
         )
 
 
-def _entry(row: sqlite3.Row) -> LedgerEntry:
+def _entry(row: Any) -> LedgerEntry:
     return LedgerEntry(
         release_id=row["release_id"],
         dataset=row["dataset"],
@@ -117,95 +125,53 @@ class Ledger:
     """
 
     def __init__(self, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.path = Path(path)
+        self._backend = backend_for(path, timeout)
+        self.path = self._backend.path  # a Path, or a URL without its password
         self.timeout = timeout
-        if self.path.is_dir():
-            raise LedgerError(f"The ledger path '{self.path}' is a folder; give a file path.")
-        if not self.path.parent.is_dir():
-            raise LedgerError(
-                f"The folder '{self.path.parent}' for the ledger does not exist; create it first."
-            )
         with self._connection() as conn, self._guard():
             # Read first, so that opening never waits for a release in progress; take the
-            # write lock only to lay out a new file (and look again: another may have won).
-            conn.execute("BEGIN")
-            if self._is_empty(conn):
-                conn.execute("ROLLBACK")
-                conn.execute("BEGIN IMMEDIATE")
-                if self._is_empty(conn):
-                    for statement in SCHEMA:
-                        conn.execute(statement)
-                    conn.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
-                    conn.execute(f"PRAGMA user_version = {FORMAT}")
-            if conn.execute("PRAGMA application_id").fetchone()[0] != _APPLICATION_ID:
+            # write lock only to lay out a new ledger (and look again: another may have won).
+            conn.begin_read()
+            if conn.is_empty():
+                conn.rollback()
+                conn.begin_write()
+                if conn.is_empty():
+                    conn.lay_out(SCHEMA, FORMAT)
+            if not conn.is_ours():
+                raise LedgerError(self._backend.not_ours())
+            if conn.version() > FORMAT:
                 raise LedgerError(
-                    f"'{self.path}' is an SQLite database but not a dprelease ledger; "
-                    "choose another path."
+                    f"The ledger '{self._backend.where}' was written by a newer dprelease; "
+                    "upgrade dprelease."
                 )
-            if conn.execute("PRAGMA user_version").fetchone()[0] > FORMAT:
-                raise LedgerError(
-                    f"The ledger '{self.path}' was written by a newer dprelease; upgrade dprelease."
-                )
-            if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise LedgerError(self._damaged("the integrity check failed"))
-            conn.execute("COMMIT")
+            if not conn.intact():
+                raise LedgerError(self._backend.damaged("the integrity check failed"))
+            conn.commit()
             upgrade(conn)
 
-    @staticmethod
-    def _is_empty(conn: sqlite3.Connection) -> bool:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        return bool(app_id == 0 and objects == 0)
-
     def __repr__(self) -> str:
-        return f"Ledger({str(self.path)!r})"
+        return f"Ledger({self._backend.where!r})"
 
-    # --- connections and errors ---------------------------------------------------------
+    @property
+    def location(self) -> str:
+        """The ledger's file path or URL (without a password), for messages."""
+        return str(self._backend.where)
 
-    def _damaged(self, why: str) -> str:
-        return (
-            f"The ledger '{self.path}' is not a readable dprelease ledger ({why}); "
-            "restore it from a backup or choose another path."
-        )
-
-    def _error(self, error: sqlite3.Error) -> LedgerError:
-        """One line the user can act on, for any SQLite failure."""
-        code = getattr(error, "sqlite_errorcode", 0) & 0xFF  # the primary result code
-        why = str(error).splitlines()[0] if str(error) else type(error).__name__
-        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-            return LedgerError(
-                f"The ledger '{self.path}' is busy: another release is being charged; "
-                "try again in a moment."
-            )
-        if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
-            return LedgerError(self._damaged(why))
-        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
-            return LedgerError(
-                f"Cannot write the ledger '{self.path}' ({why}); the file and its folder "
-                "must be writable."
-            )
-        return LedgerError(f"The ledger '{self.path}' cannot be used ({why}).")
+    # --- connections ----------------------------------------------------------------------
 
     @contextmanager
     def _guard(self) -> Iterator[None]:
-        try:
+        with self._backend.guard():
             yield
-        except sqlite3.Error as error:
-            raise self._error(error) from None
 
     @contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        with self._guard():
-            # isolation_level=None: we issue BEGIN/COMMIT ourselves, so the lock is explicit.
-            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
-        try:
-            conn.row_factory = sqlite3.Row
-            with self._guard():
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = FULL")  # a commit is on disk when it returns
+    def _connection(self) -> Iterator[Conn]:
+        with self._backend.connect() as conn:
             yield conn
-        finally:
-            conn.close()  # rolls back whatever was not committed
+
+    def grant(self, role: str) -> None:
+        """Let a database role release to this ledger (PostgreSQL; the owner only)."""
+        self._backend.grant(role)
 
     # --- accounts -----------------------------------------------------------------------
 
@@ -226,31 +192,31 @@ class Ledger:
         belong to two different accounts (charging either would under-count the other), or
         the name to other records."""
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")
+            conn.begin_read()
             return resolve(conn, records, name, legacy, aliases, sketch)
 
     def needs_old_keys(self) -> bool:
         """Whether releases should also compute the format-3 fingerprint (an account charged
         before format 4 has not been linked to its new key yet)."""
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")
+            conn.begin_read()
             return needs_old_keys(conn)
 
     def lookup(self, text: str) -> str | None:
         """The account key for a key, a records fingerprint or an account name (or None)."""
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")
+            conn.begin_read()
             return find_account(conn, text)
 
     def datasets(self) -> list[tuple[str, str | None]]:
         """Every account (key, name), oldest first."""
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")
+            conn.begin_read()
             return all_accounts(conn)
 
     # --- reading --------------------------------------------------------------------------
 
-    def _balance(self, conn: sqlite3.Connection, dataset: str) -> Balance:
+    def _balance(self, conn: Conn, dataset: str) -> Balance:
         dataset = key_of(conn, dataset)
         cap = conn.execute("SELECT epsilon, delta FROM caps WHERE dataset = ?", (dataset,))
         cap_row = cap.fetchone()
@@ -267,24 +233,24 @@ class Ledger:
             curves=tuple(curve_of(row["epsilon"], row["delta"], row["rho"]) for row in rows),
         )
 
-    def _read(self, query: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[Any]:
         with self._connection() as conn, self._guard():
-            return conn.execute(query, params).fetchall()
+            return list(conn.execute(query, params).fetchall())
 
     def balance(self, dataset: str) -> Balance:
         """The balance of an account (its key, or a fingerprint of records charged to it)."""
         check_key(dataset)
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")  # one snapshot for the cap and the charges; WAL: no lock
+            conn.begin_read()  # one snapshot for the cap and the charges; WAL: no lock
             return self._balance(conn, dataset)
 
     def entries(self, dataset: str) -> list[LedgerEntry]:
         """The account's charges, oldest first."""
         check_key(dataset)
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")
+            conn.begin_read()
             key = key_of(conn, dataset)
-            query = "SELECT * FROM charges WHERE dataset = ? ORDER BY rowid"
+            query = f"SELECT * FROM charges WHERE dataset = ? ORDER BY {conn.order}"
             return [_entry(row) for row in conn.execute(query, (key,)).fetchall()]
 
     def find(self, release_id: str) -> LedgerEntry | None:
@@ -304,7 +270,7 @@ class Ledger:
         """Raise BudgetError if the release would exceed a cap now (advisory: takes no lock)."""
         curve = guarantee_curve(guarantee)
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN")
+            conn.begin_read()
             account = resolve(conn, dataset, name, legacy, aliases, sketch)
             problem = shortfall(self._balance(conn, account.key), curve)
         if problem is not None:
@@ -344,7 +310,7 @@ class Ledger:
                 "chance the guarantee fails outright, and useful values are far below 1/rows."
             )
         with self._connection() as conn, self._guard():
-            conn.execute("BEGIN IMMEDIATE")
+            conn.begin_write()
             account = resolve(conn, dataset, name, legacy, aliases, sketch)
             register(conn, account, dataset, aliases, sketch)
             row = conn.execute(
@@ -358,10 +324,12 @@ class Ledger:
                 conn.execute("DELETE FROM caps WHERE dataset = ?", (account.key,))
             else:
                 conn.execute(
-                    "INSERT OR REPLACE INTO caps VALUES (?, ?, ?, ?)",
+                    "INSERT INTO caps VALUES (?, ?, ?, ?) ON CONFLICT (dataset) DO UPDATE SET"
+                    " epsilon = excluded.epsilon, delta = excluded.delta,"
+                    " updated = excluded.updated",
                     (account.key, epsilon, delta, now()),
                 )
-            conn.execute("COMMIT")
+            conn.commit()
 
     @contextmanager
     def charge(
@@ -393,7 +361,7 @@ class Ledger:
         curve = guarantee_curve(guarantee)
         with self._connection() as conn:
             with self._guard():
-                conn.execute("BEGIN IMMEDIATE")  # the write lock, held until COMMIT
+                conn.begin_write()  # the write lock, held until COMMIT
                 first = conn.execute(
                     "SELECT * FROM charges WHERE release_id = ?", (release_id,)
                 ).fetchone()
@@ -435,4 +403,4 @@ class Ledger:
             # An exception (or a kill) here leaves the transaction uncommitted: no charge.
             yield entry
             with self._guard():
-                conn.execute("COMMIT")
+                conn.commit()

@@ -57,8 +57,9 @@ NO_LEDGER_WARNING = (
 
 
 def open_ledger(path: str | Path | None = None) -> Ledger:
-    """The ledger at `path`, else $DPRELEASE_LEDGER, else ~/.dprelease/ledger.sqlite."""
-    return Ledger(Path(path) if path else default_ledger_path())
+    """The ledger at `path` (a file, or a ``postgresql://`` URL), else $DPRELEASE_LEDGER, else
+    ~/.dprelease/ledger.sqlite."""
+    return Ledger(path or default_ledger_path())
 
 
 def account_of(

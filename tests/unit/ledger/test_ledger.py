@@ -99,10 +99,10 @@ def test_default_path_is_the_env_var_else_a_created_home_folder(tmp_path, monkey
 # --- arithmetic ---------------------------------------------------------------------------
 
 
-def test_float_error_never_lets_a_charge_through(tmp_path):
+def test_float_error_never_lets_a_charge_through(ledger_at):
     # Ten floats 0.1 add up, exactly, to 1 + 5.5e-17: over a cap of 1.0. Float addition says
     # 0.9999999999999999 and would let the tenth through; the ledger refuses it.
-    ledger = Ledger(tmp_path / "l.sqlite")
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 1.0)
     for i in range(9):
         charge(ledger, f"r{i}", pure(0.1))
@@ -120,8 +120,8 @@ def test_float_error_never_lets_a_charge_through(tmp_path):
     assert ledger.balance(KEY).left_epsilon == 0.0
 
 
-def test_charges_that_fill_the_cap_exactly_fit_and_the_next_is_refused(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_charges_that_fill_the_cap_exactly_fit_and_the_next_is_refused(ledger_at):
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 1.25)
     for i in range(10):
         charge(ledger, f"r{i}", pure(0.125))
@@ -138,8 +138,8 @@ def test_charges_that_fill_the_cap_exactly_fit_and_the_next_is_refused(tmp_path)
     assert ledger.balance(KEY).releases == 10
 
 
-def test_the_brief_message_and_the_delta_cap(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_the_brief_message_and_the_delta_cap(ledger_at):
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 1.0, 1e-6)
     charge(ledger, "a", Guarantee(epsilon=0.75, delta=4e-7, composition="basic"))
     charge(ledger, "b", Guarantee(epsilon=0.0625, delta=4e-7, rho=0.001, composition="zcdp"))
@@ -154,8 +154,8 @@ def test_the_brief_message_and_the_delta_cap(tmp_path):
     assert entry is not None and (entry.rho, entry.accounting) == (0.001, "zcdp")
 
 
-def test_no_cap_then_raise_lower_and_remove(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_no_cap_then_raise_lower_and_remove(ledger_at):
+    ledger = Ledger(ledger_at)
     charge(ledger, "a", pure(5.0))  # no cap: recorded, not limited
     assert ledger.balance(KEY) == Balance(None, 1e-3, 5.0, 0.0, 1)
     assert ledger.balance(KEY).left_epsilon is None
@@ -172,10 +172,10 @@ def test_no_cap_then_raise_lower_and_remove(tmp_path):
     assert ledger.balance(OTHER) == Balance(None, 1e-3, 0.0, 0.0, 0)  # data sets are apart
 
 
-def test_a_cap_set_from_the_dashboard_can_only_be_first_or_lower(tmp_path):
+def test_a_cap_set_from_the_dashboard_can_only_be_first_or_lower(ledger_at):
     """Issue 25.11: the dashboard (only_lower) may set a first cap and lower one; raising or
     removing it is refused and names `ledger cap`, which the ledger file's owner runs."""
-    ledger = Ledger(tmp_path / "l.sqlite")
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 3.0, only_lower=True)  # a first cap
     ledger.set_cap(KEY, 2.0, only_lower=True)  # lowered
     ledger.set_cap(KEY, 2.0, only_lower=True)  # the same: no raise
@@ -194,8 +194,8 @@ def test_a_cap_set_from_the_dashboard_can_only_be_first_or_lower(tmp_path):
 # --- charged exactly once -------------------------------------------------------------------
 
 
-def test_a_second_charge_with_the_same_release_id_is_refused(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_a_second_charge_with_the_same_release_id_is_refused(ledger_at):
+    ledger = Ledger(ledger_at)
     charge(ledger, "click", pure(0.5))
     with pytest.raises(AlreadyChargedError) as again:
         charge(ledger, "click", pure(0.5))
@@ -205,8 +205,8 @@ def test_a_second_charge_with_the_same_release_id_is_refused(tmp_path):
     assert ledger.balance(KEY).releases == 1
 
 
-def test_an_exception_in_the_block_charges_nothing_and_the_release_can_be_retried(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_an_exception_in_the_block_charges_nothing_and_the_release_can_be_retried(ledger_at):
+    ledger = Ledger(ledger_at)
     with (
         pytest.raises(OSError, match="disk full"),
         ledger.charge(KEY, "r", pure(0.5), label="p", tables=["t"]),
@@ -275,8 +275,8 @@ def test_racing_processes_never_overspend(tmp_path):
     assert Ledger(path).balance(KEY) == Balance(0.75, 1e-3, 0.75, 0.0, 3)
 
 
-def test_racing_threads_never_overspend_or_double_charge(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_racing_threads_never_overspend_or_double_charge(ledger_at):
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 1.0)
     start = threading.Barrier(8)
     outcomes: list[str] = []
@@ -401,16 +401,16 @@ def test_a_read_only_folder_is_a_one_line_error(tmp_path):
         (Guarantee(epsilon=0.01, delta=0.99), "δ between 0 and 0.001"),
     ],
 )
-def test_bad_guarantees_are_refused(tmp_path, guarantee, pattern):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_bad_guarantees_are_refused(ledger_at, guarantee, pattern):
+    ledger = Ledger(ledger_at)
     with pytest.raises(BudgetError, match=pattern):
         charge(ledger, "r", guarantee)
     with pytest.raises(BudgetError, match=pattern):
         ledger.check(KEY, guarantee)
 
 
-def test_bad_caps_and_keys_are_refused(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_bad_caps_and_keys_are_refused(ledger_at):
+    ledger = Ledger(ledger_at)
     with pytest.raises(BudgetError, match="ε cap must be a finite number"):
         ledger.set_cap(KEY, float("inf"))
     with pytest.raises(BudgetError, match="from 0 to 1000"):  # the Release page's box: the same

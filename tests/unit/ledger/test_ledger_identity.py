@@ -34,9 +34,9 @@ def charge(ledger: Ledger, release_id: str, key: str, **kw) -> None:
         pass
 
 
-def test_another_key_of_the_same_records_finds_their_account(tmp_path):
+def test_another_key_of_the_same_records_finds_their_account(ledger_at):
     # The key of only the columns the plan reads: a column it does not read was added.
-    ledger = Ledger(tmp_path / "l.sqlite")
+    ledger = Ledger(ledger_at)
     ledger.set_cap(A, 1.5, aliases=(READ,))
     charge(ledger, "r1", A, aliases=(READ,))
     assert ledger.account(B, aliases=(READ,)).key == A
@@ -44,8 +44,8 @@ def test_another_key_of_the_same_records_finds_their_account(tmp_path):
         charge(ledger, "r2", B, aliases=(READ,))
 
 
-def test_near_duplicates_are_charged_to_their_account_and_refused_under_another_name(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_near_duplicates_are_charged_to_their_account_and_refused_under_another_name(ledger_at):
+    ledger = Ledger(ledger_at)
     people = rows(50_000, 1)
     ledger.set_cap(A, 1.5, name="census-2020", sketch=bottom_k(people))
     charge(ledger, "r1", A, name="census-2020", sketch=bottom_k(people))
@@ -65,8 +65,8 @@ def test_near_duplicates_are_charged_to_their_account_and_refused_under_another_
         charge(ledger, "r2", B, sketch=sketch)
 
 
-def test_different_records_are_not_near_duplicates(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_different_records_are_not_near_duplicates(ledger_at):
+    ledger = Ledger(ledger_at)
     charge(ledger, "r1", A, name="one", sketch=bottom_k(rows(50_000, 1)))
     other = ledger.account(B, "two", sketch=bottom_k(rows(50_000, 3)))
     assert other.key == B and other.notice is None

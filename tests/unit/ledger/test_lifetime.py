@@ -43,10 +43,10 @@ def charge(ledger: Ledger, release_id: str, guarantee: Guarantee) -> None:
 
 
 def test_ten_yearly_zcdp_releases_fit_a_cap_of_four_and_the_eleventh_waits_for_the_total(
-    tmp_path,
+    ledger_at,
 ):
     # Summing ε charged ten yearly (1, 1e-10) releases ε = 10: a cap of 4 refused the fifth.
-    ledger = Ledger(tmp_path / "l.sqlite")
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 4.0, 1e-9)
     year = yearly()
     assert year.epsilon <= 1.0 and year.rho is not None
@@ -114,8 +114,8 @@ def test_renyi_costs_of_pure_releases_are_the_smaller_bound():
     assert float(renyi_cost(Curve("epsilon", 0.01, 0.0), alpha)) == pytest.approx(alpha * 5e-5)
 
 
-def test_ledger_show_json_has_the_plain_sums_and_the_composed_total(tmp_path):
-    ledger = Ledger(tmp_path / "l.sqlite")
+def test_ledger_show_json_has_the_plain_sums_and_the_composed_total(ledger_at):
+    ledger = Ledger(ledger_at)
     ledger.set_cap(KEY, 4.0, 1e-9)
     for n in range(10):
         charge(ledger, f"y{n}", yearly())
