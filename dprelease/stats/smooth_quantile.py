@@ -32,8 +32,14 @@ as "Lap(S/ε) is 2ε-DP", which holds only with a δ: we use the lemma's constan
   f(D) + (S/a)·Z with density 1/(π(1 + z²)), a = ε/8 and β = ε/6 (the smaller of both
   constants the paper gives for γ = 2: (ε/(4γ), ε/γ) and (ε/(2(γ+1)), ε/(2(γ+1))); a smaller
   a or β only adds noise);
-- (ε, δ) (approx): Laplace, f(D) + (S/a)·Z with density ½e^{−|z|}, a = ε/2,
-  β = ε/(2 ln(2/δ)).
+- (ε, δ) (approx): Laplace, f(D) + (S/a)·Z with density ½e^{−|z|}, a = ε/2 and
+  β = ln(1 + ε/(2 ln(1/δ))), proven at every ε (issue 35: the lemma's β = ε/(2 ln(2/δ)) holds
+  for ε < 1 only; at ε = 20 a neighbour pair reached δ = 1.95e-6 for a claimed 1e-6). Proof:
+  for neighbours D, D′ write S = S(D), S′ = S(D′), λ = S/S′ ∈ [e^{−β}, e^β], and
+  |f(D) − f(D′)| ≤ min(S, S′) (both bound the local sensitivity). With y = f(D) + (S/a)z the
+  privacy loss is ln(S′/S) − |z| + a|y − f(D′)|/S′ ≤ −ln λ + (λ − 1)|z| + a, which is at most
+  a + β ≤ ε when λ < 1 and at most a + (e^β − 1)|z| otherwise; so it exceeds ε only when
+  |z| > (ε − a)/(e^β − 1) = ln(1/δ), with probability δ (the same for D′ against D).
 
 Cells: a unit's rows fall in at most t cells (t = 1 without by-columns; with them t = m under
 add/remove, 2m under replace, where a unit leaves one cell and joins another); smooth
@@ -85,6 +91,14 @@ class SmoothParameters:
     steps: int  # d: rows one unit moves in one cell (in the aggregated values for a mean)
 
 
+def laplace_constants(epsilon: Fraction, delta: Fraction) -> tuple[float, float]:
+    """(a, β) for Laplace noise at (ε, δ), valid at any ε > 0 and δ < 1/e (module docstring):
+    a = ε/2, β = ln(1 + ε/(2 ln(1/δ))), both rounded down (smaller only adds noise)."""
+    log_term = math.log(1 / float(delta)) * (1 + 1e-12)  # rounded up
+    beta = math.log1p(float(epsilon) / 2 / log_term) * (1 - 1e-12)  # rounded down
+    return round_down(epsilon / 2), round_down(Fraction(beta))
+
+
 def calibrate_parameters(
     share: Share, ctx: StatContext, parts: int, steps_per_row: int = 1
 ) -> tuple[SmoothParameters, Share]:
@@ -94,9 +108,8 @@ def calibrate_parameters(
     steps = steps_per_row * ctx.symmetric_distance
     if each.accountant.splits_delta and each.delta:  # (ε, δ): Laplace noise
         eps, cell_delta = Fraction(each.epsilon or 0) / cells, Fraction(each.delta) / cells
-        log_term = Fraction(math.log(2 / float(cell_delta)) * (1 + 1e-12))  # rounded up
-        params = SmoothParameters("laplace", round_down(eps / 2), round_down(eps / 2 / log_term),
-                                  steps)  # fmt: skip
+        a, beta = laplace_constants(eps, cell_delta)
+        params = SmoothParameters("laplace", a, beta, steps)
         spent = parts * cell_delta * cells
         cost = Share(each.accounting, epsilon=round_up(parts * eps * cells), delta=round_up(spent))
     else:
