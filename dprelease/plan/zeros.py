@@ -223,7 +223,7 @@ def constraint_problems(
     return problems
 
 
-EXACT_CHECK_CELLS = 1_024  # joint cells the rank check handles (a dense SVD): small plans
+EXACT_CHECK_CELLS = 512  # joint cells the rank check handles (a dense SVD, ms): small plans
 
 
 def fixed_exactly(
