@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,6 +141,7 @@ class Workload:
     keys: tuple[Key, ...] = field(init=False)  # coarse to fine
     representative: dict[Key, int] = field(init=False)
     _maps: dict[tuple[int, Key], np.ndarray] = field(init=False, repr=False)
+    _covers: Callable[[tuple[str, ...], Key], bool] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Each key's closure and partial columns once, and each pair of keys once (issue 35:
@@ -195,6 +197,7 @@ class Workload:
         object.__setattr__(self, "keys", tuple(ordered))
         object.__setattr__(self, "representative", representative)
         object.__setattr__(self, "_maps", {})
+        object.__setattr__(self, "_covers", covers)  # its caches serve the queries below
 
     def cells(self, table: int) -> int:
         return math.prod(self.schema[name].size for name in self.bys[table])
@@ -212,7 +215,7 @@ class Workload:
 
     def determined_keys(self, table: int) -> tuple[Key, ...]:
         """The sub-table keys a released table determines (its own included), coarse first."""
-        return tuple(k for k in self.keys if determines(self.schema, self.bys[table], k))
+        return tuple(k for k in self.keys if self._covers(self.bys[table], k))
 
     def links(self) -> list[tuple[int, Key, int]]:
         """(table, key, representative): each table must agree with the key's representative.
@@ -229,7 +232,5 @@ class Workload:
 
     def predecessors(self, key: Key) -> tuple[Key, ...]:
         """The keys just below `key`: determined by it, with no other such key in between."""
-        below = [k for k in self.keys if k != key and determines(self.schema, key, k)]
-        return tuple(
-            k for k in below if not any(o != k and determines(self.schema, o, k) for o in below)
-        )
+        below = [k for k in self.keys if k != key and self._covers(key, k)]
+        return tuple(k for k in below if not any(o != k and self._covers(o, k) for o in below))
