@@ -17,8 +17,10 @@ from dprelease.errors import BudgetError, PlanError
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import reduce_key
 from dprelease.plan.table_spec import TableSpec
+from dprelease.plan.zeros import contains_zero
 
 MEASURED_PREFIX = "measured."
+ZERO_PREFIX = "zero."
 
 
 def _may_be_laplace(plan: Plan) -> bool:
@@ -55,7 +57,28 @@ def union_tables(plan: Plan) -> tuple[TableSpec, ...]:
     return tuple(out)
 
 
+def zero_tables(plan: Plan) -> tuple[TableSpec, ...]:
+    """Per structural zero that no table carries, a table over its columns to count (never
+    published): the release refuses data with rows in a zero (issue 35), which a table
+    without the zero's columns cannot show. Only over columns some table uses (the others are
+    not read)."""
+    tables = (*plan.tables, *plan.invariants)
+    used = set(plan.used_columns)
+    taken = {s.name for s in tables}
+    out = []
+    for index, zero in enumerate(plan.structural_zeros, start=1):
+        by = reduce_key(plan.schema, zero.columns)
+        if not set(by) <= used or any(contains_zero(plan.schema, zero, s.by) for s in tables):
+            continue
+        name = f"{ZERO_PREFIX}{index}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out.append(TableSpec(name=name, by=by))
+    return tuple(out)
+
+
 def counted_tables(plan: Plan) -> tuple[TableSpec, ...]:
     """The plan's tables, then the unions to count with them, then the invariant tables
-    (exact counts the plan chose to publish, issue 27)."""
-    return (*plan.tables, *union_tables(plan), *plan.invariants)
+    (exact counts the plan chose to publish, issue 27), then the zeros no table carries."""
+    return (*plan.tables, *union_tables(plan), *plan.invariants, *zero_tables(plan))

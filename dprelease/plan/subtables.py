@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,29 +141,63 @@ class Workload:
     keys: tuple[Key, ...] = field(init=False)  # coarse to fine
     representative: dict[Key, int] = field(init=False)
     _maps: dict[tuple[int, Key], np.ndarray] = field(init=False, repr=False)
+    _covers: Callable[[tuple[str, ...], Key], bool] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        keys = {reduce_key(self.schema, by) for by in self.bys}
+        # Each key's closure and partial columns once, and each pair of keys once (issue 35:
+        # 220 three-way tables made 5 M calls of `closure`, 15 s per workload): the same
+        # rules as `shared_key` and `determines`, on cached sets.
+        schema = self.schema
+        closures: dict[tuple[str, ...], frozenset[str]] = {}
+        partials: dict[tuple[str, ...], frozenset[str]] = {}
+        reduced: dict[frozenset[str], Key] = {}
+
+        def closed(key: tuple[str, ...]) -> frozenset[str]:
+            found = closures.get(key)
+            if found is None:
+                found = closures[key] = closure(schema, key)
+                partials[key] = frozenset(n for n in found if is_partial(schema, n))
+            return found
+
+        def shared(a: Key, b: Key) -> Key | None:
+            common = closed(a) & closed(b)
+            if not (partials[a] | partials[b]) <= common:
+                return None
+            found = reduced.get(common)
+            if found is None:
+                found = reduced[common] = reduce_key(schema, common)
+            return found
+
+        def covers(by: tuple[str, ...], key: Key) -> bool:  # `determines(schema, by, key)`
+            return set(key) <= closed(by) and partials[by] <= closed(key)
+
+        keys = {reduce_key(schema, by) for by in self.bys}
         frontier = set(keys)
+        seen: set[frozenset[Key]] = set()
         while frontier:  # close under "shared by": sub-tables of shared sub-tables are shared
-            shared = (shared_key(self.schema, a, b) for a, b in itertools.product(frontier, keys))
-            new = {key for key in shared if key is not None}
+            new = set()
+            for a, b in itertools.product(frontier, list(keys)):
+                pair = frozenset((a, b))
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                key = shared(a, b)
+                if key is not None:
+                    new.add(key)
             frontier = new - keys
             keys |= new
         # a coarser key has a strictly smaller closure: sorting by its size is topological
-        ordered = sorted(
-            keys,
-            key=lambda k: (len(closure(self.schema, k)), key_cells(self.schema, k), k),
-        )
+        ordered = sorted(keys, key=lambda k: (len(closed(k)), key_cells(schema, k), k))
         representative = {}
         for key in ordered:
-            candidates = [i for i, by in enumerate(self.bys) if determines(self.schema, by, key)]
+            candidates = [i for i, by in enumerate(self.bys) if covers(by, key)]
             exact = [i for i in candidates if reduce_key(self.schema, self.bys[i]) == key]
             pool = exact or candidates
             representative[key] = min(pool, key=lambda i: (self.cells(i), i))
         object.__setattr__(self, "keys", tuple(ordered))
         object.__setattr__(self, "representative", representative)
         object.__setattr__(self, "_maps", {})
+        object.__setattr__(self, "_covers", covers)  # its caches serve the queries below
 
     def cells(self, table: int) -> int:
         return math.prod(self.schema[name].size for name in self.bys[table])
@@ -180,7 +215,7 @@ class Workload:
 
     def determined_keys(self, table: int) -> tuple[Key, ...]:
         """The sub-table keys a released table determines (its own included), coarse first."""
-        return tuple(k for k in self.keys if determines(self.schema, self.bys[table], k))
+        return tuple(k for k in self.keys if self._covers(self.bys[table], k))
 
     def links(self) -> list[tuple[int, Key, int]]:
         """(table, key, representative): each table must agree with the key's representative.
@@ -197,7 +232,5 @@ class Workload:
 
     def predecessors(self, key: Key) -> tuple[Key, ...]:
         """The keys just below `key`: determined by it, with no other such key in between."""
-        below = [k for k in self.keys if k != key and determines(self.schema, key, k)]
-        return tuple(
-            k for k in below if not any(o != k and determines(self.schema, o, k) for o in below)
-        )
+        below = [k for k in self.keys if k != key and self._covers(key, k)]
+        return tuple(k for k in below if not any(o != k and self._covers(o, k) for o in below))

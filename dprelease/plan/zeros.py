@@ -16,6 +16,7 @@ Values, masks and checks only: public plan structure, never data.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,7 +25,14 @@ import numpy as np
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import CategoricalColumn, Schema, format_number, is_number
-from dprelease.plan.subtables import ancestors, determines
+from dprelease.plan.subtables import (
+    ancestors,
+    cell_map,
+    closure,
+    determines,
+    partial_columns,
+    reduce_key,
+)
 
 if TYPE_CHECKING:
     from dprelease.plan.table_spec import TableSpec
@@ -200,7 +208,67 @@ def constraint_problems(
                 "cells; exact counts and assumed zeros could disagree: drop one of them."
             )
     problems.extend(invariant_problems(schema, tables, invariants, has_statistics))
+    derived = {  # refused above in other words: a sum of one invariant
+        spec.name
+        for spec, inv in itertools.product(tables, invariants)
+        if all(c in schema for c in (*spec.by, *inv.by)) and determines(schema, inv.by, spec.by)
+    }
+    for spec in tables:
+        if spec.name not in derived and fixed_exactly(schema, zeros, invariants, spec.by):
+            problems.append(
+                f"Table {quote(spec.name)} would be published exact under the name of a noisy "
+                "table: the invariant tables, structural zeros and one-value columns fix its "
+                "counts; mark it invariant as well, or remove it."
+            )
     return problems
+
+
+EXACT_CHECK_CELLS = 512  # joint cells the rank check handles (a dense SVD, ms): small plans
+
+
+def fixed_exactly(
+    schema: Schema,
+    zeros: Sequence[StructuralZero],
+    invariants: Sequence[TableSpec],
+    by: tuple[str, ...],
+) -> bool:
+    """Whether some cell of a noisy table over `by` (not a structural zero) is a linear
+    function of what the plan fixes exactly: the invariant tables' cells, the zero cells, and
+    the one-value columns (issue 35: `a × c` with `c: {domain: [only]}` equals the invariant
+    `a`; through a zero too). Decided by rank, on the joint table over every column involved:
+    the zero cells are dropped (fixed at 0), and a cell is fixed when its row lies in the span
+    of the invariants' rows. Plans with a partial column, or a joint larger than
+    EXACT_CHECK_CELLS, are not checked (the sums-of rule in `invariant_problems` still is)."""
+    if not invariants:
+        return False  # zeros alone fix only zero cells, which are labelled 0 with margin 0
+    names = {
+        *by,
+        *(c for inv in invariants for c in inv.by),
+        *(c for z in zeros for c in z.columns),
+    }
+    if not all(name in schema for name in names) or partial_columns(schema, frozenset(names)):
+        return False
+    joint = reduce_key(schema, closure(schema, frozenset(names)))
+    size = math.prod(schema[name].size for name in joint)
+    if size > EXACT_CHECK_CELLS:
+        return False
+    free = ~zero_mask(schema, zeros, joint)  # the zero cells are fixed at 0: dropped
+
+    def rows(target: tuple[str, ...]) -> np.ndarray:
+        """One row per cell of the table over `target`: which joint cells it sums."""
+        mapping = cell_map(schema, joint, reduce_key(schema, frozenset(target)))
+        cells = math.prod(schema[name].size for name in reduce_key(schema, frozenset(target)))
+        out = np.zeros((cells, size))
+        out[mapping, np.arange(size)] = 1.0
+        return out[:, free]
+
+    fixed = np.vstack([rows(inv.by) for inv in invariants])
+    _, singular, vt = np.linalg.svd(fixed, full_matrices=False)
+    basis = vt[singular > 1e-9 * max(singular.max(initial=0.0), 1.0)]
+    target = rows(by)
+    target = target[target.any(axis=1)]  # cells that are not all zero cells
+    residual = target - (target @ basis.T) @ basis
+    return bool((np.abs(residual).max(axis=1) < 1e-9).any())
 
 
 def invariant_problems(

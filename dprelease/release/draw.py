@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dprelease.accounting.allocation import Allocation, TableBudget
+from dprelease.accounting.counted import zero_tables
 from dprelease.data.count import TrueCounts
 from dprelease.errors import DataError, InternalError, ReleaseError
 from dprelease.limits import MAX_SYNTHETIC_ROWS
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import determines
 from dprelease.plan.table_spec import TableSpec
+from dprelease.plan.zeros import MASK_LIMIT, zero_mask
 from dprelease.postprocess.accuracy import (
     DEFAULT_SIMULATIONS,
     TableAccuracy,
@@ -179,6 +181,7 @@ def _noisy_tables(
     _check_synthetic(plan, true_counts)
     exact = {s.name: true_counts.counts[s.name] for s in plan.invariants}
     check_invariants(plan, exact)  # before any noise is drawn
+    check_zeros(plan, true_counts)  # issue 35: before any noise, inside the uncommitted charge
     try:
         return _drawn(plan, allocation, true_counts, add_noise, exact)
     except InternalError:
@@ -192,6 +195,25 @@ CONFLICT = (
     "no non-negative tables that keep the structural zeros (rows fall in cells the zeros call "
     "impossible); correct those rows, or drop the zero or the invariant."
 )
+
+
+def check_zeros(plan: Plan, true_counts: TrueCounts) -> None:
+    """Refuse data with rows in a structural-zero cell of any table (issue 35: they were
+    released as 0, the totals short by those rows, and charged). Called before any noise
+    is drawn, inside the ledger's charge, so the refusal commits nothing. The message names
+    the zero, never a count. A zero that no table carries is checked on its own count
+    (`zero_tables`)."""
+    for spec in (*plan.tables, *plan.invariants, *zero_tables(plan)):
+        counts = true_counts.counts.get(spec.name)
+        if counts is None or counts.size > MASK_LIMIT:
+            continue
+        for zero in plan.structural_zeros:
+            mask = zero_mask(plan.schema, [zero], spec.by)
+            if mask.size == counts.size and mask.any() and counts.reshape(-1)[mask].any():
+                raise DataError(
+                    f"The data have rows in the structural zero {zero.describe()}, which the "
+                    "plan says no row can fall in; correct those rows or drop the zero."
+                )
 
 
 def check_invariants(plan: Plan, exact: Mapping[str, np.ndarray]) -> None:

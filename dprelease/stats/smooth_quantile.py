@@ -21,9 +21,9 @@ so B(w)(D) ≤ B(w + 1)(D′) for one-row neighbours, and the smooth bound
     S(D) = max over t ≥ 0 of e^{−βt} · B((t + 1)·d)
 
 is a β-smooth upper bound on the local sensitivity of a unit (S(D) ≥ LS(D), S(D) ≤ e^β S(D′)).
-It is computed exactly: sort (O(n log n)), then t = 0, 1, … while e^{−βt}(hi − lo) can still
-beat the running maximum (B ≤ hi − lo), each t one vectorised maximum over ≤ 2(t+1)d + 1
-windows; past the data, B = hi − lo and the terms only decay.
+It is computed exactly: sort (O(n log n)), then the largest e^{−βτ}·(x_(j) − x_(i)) over the
+pairs i ≤ r ≤ j (`smooth_sensitivity`: O(d·n log n), issue 35; the old scan over t cost
+O(1/β²)).
 
 Noise (NRS Lemma 2.7, "admissible" distributions; the notes' seed 002 states the Laplace case
 as "Lap(S/ε) is 2ε-DP", which holds only with a δ: we use the lemma's constants):
@@ -32,8 +32,14 @@ as "Lap(S/ε) is 2ε-DP", which holds only with a δ: we use the lemma's constan
   f(D) + (S/a)·Z with density 1/(π(1 + z²)), a = ε/8 and β = ε/6 (the smaller of both
   constants the paper gives for γ = 2: (ε/(4γ), ε/γ) and (ε/(2(γ+1)), ε/(2(γ+1))); a smaller
   a or β only adds noise);
-- (ε, δ) (approx): Laplace, f(D) + (S/a)·Z with density ½e^{−|z|}, a = ε/2,
-  β = ε/(2 ln(2/δ)).
+- (ε, δ) (approx): Laplace, f(D) + (S/a)·Z with density ½e^{−|z|}, a = ε/2 and
+  β = ln(1 + ε/(2 ln(1/δ))), proven at every ε (issue 35: the lemma's β = ε/(2 ln(2/δ)) holds
+  for ε < 1 only; at ε = 20 a neighbour pair reached δ = 1.95e-6 for a claimed 1e-6). Proof:
+  for neighbours D, D′ write S = S(D), S′ = S(D′), λ = S/S′ ∈ [e^{−β}, e^β], and
+  |f(D) − f(D′)| ≤ min(S, S′) (both bound the local sensitivity). With y = f(D) + (S/a)z the
+  privacy loss is ln(S′/S) − |z| + a|y − f(D′)|/S′ ≤ −ln λ + (λ − 1)|z| + a, which is at most
+  a + β ≤ ε when λ < 1 and at most a + (e^β − 1)|z| otherwise; so it exceeds ε only when
+  |z| > (ε − a)/(e^β − 1) = ln(1/δ), with probability δ (the same for D′ against D).
 
 Cells: a unit's rows fall in at most t cells (t = 1 without by-columns; with them t = m under
 add/remove, 2m under replace, where a unit leaves one cell and joins another); smooth
@@ -85,6 +91,14 @@ class SmoothParameters:
     steps: int  # d: rows one unit moves in one cell (in the aggregated values for a mean)
 
 
+def laplace_constants(epsilon: Fraction, delta: Fraction) -> tuple[float, float]:
+    """(a, β) for Laplace noise at (ε, δ), valid at any ε > 0 and δ < 1/e (module docstring):
+    a = ε/2, β = ln(1 + ε/(2 ln(1/δ))), both rounded down (smaller only adds noise)."""
+    log_term = math.log(1 / float(delta)) * (1 + 1e-12)  # rounded up
+    beta = math.log1p(float(epsilon) / 2 / log_term) * (1 - 1e-12)  # rounded down
+    return round_down(epsilon / 2), round_down(Fraction(beta))
+
+
 def calibrate_parameters(
     share: Share, ctx: StatContext, parts: int, steps_per_row: int = 1
 ) -> tuple[SmoothParameters, Share]:
@@ -94,9 +108,8 @@ def calibrate_parameters(
     steps = steps_per_row * ctx.symmetric_distance
     if each.accountant.splits_delta and each.delta:  # (ε, δ): Laplace noise
         eps, cell_delta = Fraction(each.epsilon or 0) / cells, Fraction(each.delta) / cells
-        log_term = Fraction(math.log(2 / float(cell_delta)) * (1 + 1e-12))  # rounded up
-        params = SmoothParameters("laplace", round_down(eps / 2), round_down(eps / 2 / log_term),
-                                  steps)  # fmt: skip
+        a, beta = laplace_constants(eps, cell_delta)
+        params = SmoothParameters("laplace", a, beta, steps)
         spent = parts * cell_delta * cells
         cost = Share(each.accounting, epsilon=round_up(parts * eps * cells), delta=round_up(spent))
     else:
@@ -132,12 +145,94 @@ def rank(q: Fraction, n: int) -> int:
     return max(1, math.ceil(q * n))
 
 
+FAST_PERIOD_LIMIT = 32  # 2d up to this: the pairs algorithm ((2d)² monotone searches)
+
+
 def smooth_sensitivity(x: np.ndarray, r: int, beta: float, steps: int) -> float:
     """S = max_t e^{−βt} B((t+1)·d) over the padded sorted values x (module docstring).
 
-    Exact: a term is skipped only when e^{−βt} times the outer span x_(r+2w) − x_(r−2w)
-    (≥ B(w)) cannot beat the running maximum, and the loop ends when e^{−βt}(hi − lo) cannot,
-    or once a window spans every value (B = hi − lo: later terms only decay)."""
+    Issue 35: the scan over t cost O(1/β²) (a median of 1 M values: 300 s at ε = 1e-4). B(w) is
+    the widest gap x_(j) − x_(i) with i ≤ r ≤ j and j − i ≤ 2w, so S is the largest
+    e^{−β·τ(j−i)}·(x_(j) − x_(i)) over such pairs, τ(L) = max(0, ⌈L/2d⌉ − 1): the smallest t
+    whose windows hold the pair. `_pairs_maximum` finds it in O(d·n log n); the scan stays
+    for large d (few t to scan). Both give the same float (`_exact_value`)."""
+    period = 2 * steps
+    if period <= FAST_PERIOD_LIMIT:
+        return _pairs_maximum(x, r, beta, period)
+    return _scan(x, r, beta, steps)
+
+
+def _exact_value(x: np.ndarray, i: np.ndarray, j: np.ndarray, beta: float, period: int) -> float:
+    """max over the pairs of e^{−βτ}·(x_j − x_i), computed as the scan does (math.exp(−β·t)
+    times the float gap), so that both return the same float."""
+    if i.size == 0:
+        return 0.0
+    t = np.maximum(0, (j - i + period - 1) // period - 1)
+    levels, where = np.unique(t, return_inverse=True)
+    decay = np.array([math.exp(-beta * int(level)) for level in levels])
+    return max(0.0, float((decay[where] * (x[j] - x[i])).max()))
+
+
+def _pairs_maximum(x: np.ndarray, r: int, beta: float, period: int) -> float:
+    """S by pairs. Within one residue class of i and one of j (mod 2d), τ(j − i) is linear in
+    j − i, so log(x_j − x_i) − (β/2d)·j is the score to maximise over j for each i; its best j
+    never decreases as i grows (log(x_j − x_i) has increasing differences in (i, j)), so
+    a divide and conquer over i finds every i's best j, one level at a time (vectorised)."""
+    last = x.size - 1
+    slope = beta / period
+    best_i, best_j = [], []
+    for c in range(period):
+        rows = np.arange(c, r + 1, period)  # i ≤ r with i ≡ c
+        if rows.size == 0:
+            continue
+        for c2 in range(period):
+            first = r + (c2 - r) % period
+            cols = np.arange(first, last + 1, period)  # j ≥ r with j ≡ c2
+            if cols.size == 0:
+                continue
+            best_i.append(rows)
+            best_j.append(cols[_monotone_argmax(x[rows], x[cols], slope * cols)])
+    if not best_i:
+        return 0.0
+    return _exact_value(x, np.concatenate(best_i), np.concatenate(best_j), beta, period)
+
+
+def _monotone_argmax(left: np.ndarray, right: np.ndarray, cost: np.ndarray) -> np.ndarray:
+    """For each k, the last l maximising log(right[l] − left[k]) − cost[l] (left, right
+    sorted; the argmax is monotone in k): divide and conquer, every segment of a level at
+    once, O((K + L) log K)."""
+    k_count, l_count = left.size, right.size
+    out = np.empty(k_count, dtype=np.int64)
+    klo, khi = np.array([0]), np.array([k_count - 1])
+    llo, lhi = np.array([0]), np.array([l_count - 1])
+    with np.errstate(divide="ignore"):
+        while klo.size:
+            mid = (klo + khi) // 2
+            lengths = lhi - llo + 1
+            offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+            seg = np.repeat(np.arange(mid.size), lengths)
+            ls = llo[seg] + np.arange(seg.size) - offsets[seg]
+            score = np.log(right[ls] - left[mid[seg]]) - cost[ls]
+            top = np.maximum.reduceat(score, offsets)
+            hit = np.where(score == top[seg], np.arange(seg.size), -1)
+            chosen = ls[np.maximum.reduceat(hit, offsets)]
+            out[mid] = chosen
+            # children: [klo, mid − 1] searches [llo, chosen]; [mid + 1, khi] [chosen, lhi]
+            left_ok, right_ok = klo <= mid - 1, mid + 1 <= khi
+            klo, khi, llo, lhi = (
+                np.concatenate((klo[left_ok], (mid + 1)[right_ok])),
+                np.concatenate(((mid - 1)[left_ok], khi[right_ok])),
+                np.concatenate((llo[left_ok], chosen[right_ok])),
+                np.concatenate((chosen[left_ok], lhi[right_ok])),
+            )
+    return out
+
+
+def _scan(x: np.ndarray, r: int, beta: float, steps: int) -> float:
+    """The scan over t (for large d): a term is skipped only when e^{−βt} times the outer
+    span x_(r+2w) − x_(r−2w) (≥ B(w)) cannot beat the running maximum, and the loop ends when
+    e^{−βt}(hi − lo) cannot, or once a window spans every value (B = hi − lo: later terms
+    only decay)."""
     last = x.size - 1  # index n + 1
     span = float(x[-1] - x[0])
     best, t = 0.0, 0

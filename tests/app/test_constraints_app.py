@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import copy
 
+from dprelease.ledger.store import Ledger
 from dprelease.plan.edit import apply_table_edits
-from helpers.app import go, open_app, workspace
+from helpers.app import go, keyed, open_app, workspace
+from ui.state import records_key
 
 OLD_AGES = ["[25, 30)", "[30, 35)", "[35, 45)", "[45, 55)", "[55, 65)", "[65, 75)"]
 
@@ -74,3 +76,23 @@ def test_budget_page_says_which_tables_are_exact():
     assert any("covers the other tables only" in c for c in captions)
     warnings = [w.value for w in app.warning]
     assert any("published exact" in w for w in warnings), warnings
+
+
+def test_release_page_refuses_rows_in_a_structural_zero_and_charges_nothing(ledger_file):
+    """Issue 35: the bundled sample has rows that are female owners; a zero there used to be
+    released as 0 (the totals short by those rows) and charged."""
+    app = go(open_app(), "pages/tables.py")
+    app.multiselect(key="zero_columns").set_value(["sex", "tenure"]).run()
+    app.multiselect(key="zero_values_sex").set_value(["Female"])
+    app.multiselect(key="zero_values_tenure").set_value(["Owner"])
+    app.button(key="add_zero").click().run()
+    assert not app.error, [e.value for e in app.error]
+    go(app, "pages/release.py")
+    keyed(app.checkbox, "confirm_").check().run()
+    app.button(key="create_release").click().run()
+    assert not app.exception
+    errors = [e.value for e in app.error]
+    assert len(errors) == 1 and "structural zero sex in Female and tenure in Owner" in errors[0]
+    assert "Nothing was charged" in errors[0] and "16275" not in errors[0].replace(",", "")
+    assert workspace(app).release is None
+    assert Ledger(ledger_file).entries(records_key(workspace(app))) == []

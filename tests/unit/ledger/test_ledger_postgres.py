@@ -208,7 +208,8 @@ def test_a_cli_release_and_the_dashboards_ledger_use_the_url(
     from helpers.plans import plan_dict
 
     (tmp_path / "people.csv").write_text(
-        "age,sex\n" + "".join(f"{20 + i % 60},{'Female' if i % 2 else 'Male'}\n" for i in range(200))
+        "age,sex\n"
+        + "".join(f"{20 + i % 60},{'Female' if i % 2 else 'Male'}\n" for i in range(200))
     )
     raw = plan_dict(accounting="pure", epsilon=1.0, delta=None)
     raw["data"] = "people.csv"
