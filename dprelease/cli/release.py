@@ -51,6 +51,12 @@ def add_parser(commands: Any) -> None:
         help="release even if a table or statistic leaves out more than 1%% of the rows "
         "(values outside the domain, or missing): the dashboard's confirmation",
     )
+    release.add_argument(
+        "--allow-invariants",
+        action="store_true",
+        help="the ledger's owner allows the plan's invariant tables (exact, outside the cap) "
+        "on an account with a lifetime cap; refused for anyone else",
+    )
     add_data_options(release)
     add_cells_option(release)
 
@@ -79,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
             label=Path(args.plan).name,
             out=out,
             allow_left_out=args.allow_left_out,
+            allow_invariants=args.allow_invariants,
         )
         if not request.charge:
             sys.stderr.write(NO_LEDGER_WARNING + "\n")

@@ -56,6 +56,11 @@ class Conn:
     def close(self) -> None:
         self.raw.close()  # rolls back whatever was not committed
 
+    def is_owner(self) -> bool:
+        """Whether this connection may do what only the ledger's owner may (raise a cap,
+        allow exact tables on a capped account): for a file, whoever can write it."""
+        return True
+
     # --- the layout's format -------------------------------------------------------------
 
     def is_empty(self) -> bool:

@@ -121,6 +121,14 @@ class PgConn(Conn):
             "SELECT pg_advisory_xact_lock(%s, hashtext(current_schema()))", (LOCK_KEY,)
         )
 
+    def is_owner(self) -> bool:
+        """A member of the role that owns the ledger's tables (as the caps guard decides)."""
+        row = self.raw.execute(
+            "SELECT pg_has_role(current_user, pg_get_userbyid(relowner), 'USAGE')"
+            " FROM pg_class WHERE oid = to_regclass('caps')"
+        ).fetchone()
+        return bool(row and row[0])
+
     def is_empty(self) -> bool:
         row = self.raw.execute(
             "SELECT to_regclass('ledger_meta') IS NULL AND to_regclass('charges') IS NULL"

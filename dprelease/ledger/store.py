@@ -59,6 +59,7 @@ from dprelease.ledger.accounts import (
     upgrade,
 )
 from dprelease.ledger.backend import Conn, SqliteBackend, is_url
+from dprelease.ledger.invariants import check_invariants_allowed
 from dprelease.ledger.lifetime import curve_of
 from dprelease.ledger.values import (
     DEFAULT_DELTA_CAP,
@@ -345,10 +346,12 @@ class Ledger:
         aliases: Sequence[str] = (),
         sketch: Sequence[int] = (),
         invariants: Sequence[str] = (),
+        allow_invariants: bool = False,
     ) -> Iterator[LedgerEntry]:
         """Charge a release of the records `dataset` (a fingerprint key) to their account if
         it fits the caps; committed only if the block exits normally. `invariants` names the
-        tables the release publishes exact (outside the guarantee charged).
+        tables the release publishes exact (outside the guarantee charged); on an account
+        with an ε cap only the owner may, with `allow_invariants` (`ledger.invariants`).
 
         Raises AlreadyChargedError if `release_id` was charged before, BudgetError if the
         release does not fit, LedgerError if the file cannot be used or stays busy.
@@ -371,6 +374,7 @@ class Ledger:
                 problem = shortfall(self._balance(conn, account.key), curve)
                 if problem is not None:
                     raise BudgetError(problem)
+                check_invariants_allowed(conn, account.key, invariants, allow_invariants)
                 register(conn, account, dataset, aliases, sketch)
                 entry = LedgerEntry(
                     release_id=release_id,

@@ -106,6 +106,7 @@ class Account:
         label: str,
         tables: Sequence[str],
         invariants: Sequence[str] = (),
+        allow_invariants: bool = False,
     ) -> AbstractContextManager[LedgerEntry]:
         """`Ledger.charge` of these records: committed only if the block exits normally."""
         return self.ledger.charge(
@@ -119,6 +120,7 @@ class Account:
             aliases=self.aliases,
             sketch=self.sketch,
             invariants=invariants,
+            allow_invariants=allow_invariants,
         )
 
 
@@ -176,6 +178,7 @@ def charged_release(
     label: str,
     progress: Progress = _quiet,
     statistics_source: StatSource | None = None,
+    allow_invariants: bool = False,
 ) -> Published:
     """Draw and build the release inside the ledger's charge; return after the commit.
 
@@ -190,7 +193,8 @@ def charged_release(
     counted or read for the statistics (`check_fingerprint`): before anything is drawn, or,
     with a Counter, as soon as it has counted, inside the charge (which then commits nothing).
 
-    Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps."""
+    Raises AlreadyChargedError for a used id, BudgetError if it does not fit the caps or
+    publishes invariant tables on a capped account without the owner's `allow_invariants`."""
     allocation = plan_allocation(plan, allocation)  # a count plan's `Allocation` as it is
     check_fingerprint(account, statistics_source.table.num_rows if statistics_source else None)
     counts: TrueCounts | Counter
@@ -212,6 +216,7 @@ def charged_release(
         label=label,
         tables=tables,
         invariants=[spec.name for spec in plan.invariants],  # issue 27: exact, uncharged
+        allow_invariants=allow_invariants,  # issue 35: on a capped account, the owner's call
     ) as entry:
         progress(0.55, "Drawing fresh noise with OpenDP's secure samplers…")
         release = draw_release(plan, counts, allocation, statistics_source=statistics_source)

@@ -276,6 +276,9 @@ class ReleaseRequest:
     # before any charge unless confirmed (the CLI's --allow-left-out; the dashboard confirms
     # on its own page, by the same rule, and passes True).
     allow_left_out: bool = False
+    # Issue 35: invariant tables on an account with an ε cap, allowed by the ledger's owner
+    # (the CLI's --allow-invariants; the dashboard never allows them).
+    allow_invariants: bool = False
 
     def __post_init__(self) -> None:
         if self.cap is not None and not self.charge:
@@ -369,6 +372,7 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
             label=f"{request.label or data.name} ({allocation.accounting})",
             progress=progress,
             statistics_source=statistics,
+            allow_invariants=request.allow_invariants,
         )
         release, files, entry = published.release, published.files, published.entry
         written = deliver(published, request.out) if request.out is not None else None

@@ -232,3 +232,19 @@ def test_grant_errors_are_one_line(postgres_ledger, tmp_path):
     nobody = run("ledger", "grant", "nobody_here", "--ledger", postgres_ledger, cwd=tmp_path)
     assert nobody.returncode == 2 and nobody.stderr.startswith("error: No role 'nobody_here'")
     assert nobody.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_only_the_owner_allows_exact_tables_on_a_capped_account(postgres_ledger):
+    """Issue 35, finding 4: a releaser role cannot publish invariant tables on a capped
+    account, even when it asks to; the owner role can."""
+    owner = Ledger(postgres_ledger)
+    owner.set_cap(KEY, 1.0, name="census")
+    owner.grant(RELEASER)
+    releaser = Ledger(releaser_url(postgres_ledger))
+    exact = {"invariants": ["a_by_b"], "allow_invariants": True}
+    with pytest.raises(BudgetError, match=r"^This account has a lifetime ε cap.*by the ledger's"):
+        charge(releaser, "r-exact", 0.01, name="census", **exact)
+    charge(releaser, "r-noisy", 0.01, name="census")  # no invariants: the releaser's to do
+    charge(owner, "o-exact", 0.01, name="census", **exact)
+    assert [e.release_id for e in owner.entries(KEY)] == ["r-noisy", "o-exact"]
