@@ -130,3 +130,9 @@ MAX_SYNTHETIC_ROWS = 20_000_000
 """The most rows (persons) the synthetic microdata may hold: each row costs a few bytes per
 column in memory and about 40 bytes of CSV; 1 M rows take seconds and ~100 MB. Checked
 against the data's rows read before the noise is drawn, as `MAX_ROWS` is."""
+
+LDP_ITEMSETS_MAX_MB = 32
+"""The most text (MB of UTF-8) the distinct answers of an `ldp itemsets` column may hold:
+their items are split, encoded and deduplicated in memory, about 18 MB of memory and 0.12 s
+per MB of answers here (2,000 answers of 1,000 items, 22 MB: 3.4 s and 570 MB). Checked
+after the column is read, before any item is parsed (issue 35, finding 7)."""
