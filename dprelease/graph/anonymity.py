@@ -19,8 +19,9 @@ The anonymisation follows Liu & Terzi in two steps:
    joined to yet. This can fail (a node would need an edge it already has, or more raised
    partners than there are: a hub raised by thousands among a few hundred raised nodes); then,
    as Liu & Terzi "probe", the p lowest degrees are raised by one before step 1 and the
-   construction is tried again, p = 1, 2, 4, … while the raised nodes stay within
-   CONSTRUCT_MAX_RAISED. The result says whether the edges were found, and the p it took.
+   construction is tried again, p = 1, 2, 4, … while the work of all tries stays within
+   CONSTRUCT_MAX_WORK (else the edges to add are reported as the lower bound they are). The
+   result says whether the edges were found, and the p it took.
 """
 
 from __future__ import annotations
@@ -33,8 +34,18 @@ import numpy as np
 from dprelease.errors import DataError
 from dprelease.graph.edges import EdgeList
 
-CONSTRUCT_MAX_RAISED = 100_000
-"""The most raised nodes the greedy construction tries (its work grows with their square)."""
+CONSTRUCT_MAX_WORK = 50_000_000
+"""The most work all greedy constructions of one anonymisation may take together, in units
+of `construct_work` (about 40 ns each here: some 2 s). One construction with R raised nodes
+takes R steps, each a Python step (~1,000 units) and numpy passes over the R nodes; probing
+repeats it. Measured before the bound: 300,000 edges at k = 20,000 took 190 s (issue 35).
+Beyond it the edges are not searched for, and `edges_to_add` stays what it always is, a
+lower bound on the edges any k-degree anonymisation by added edges needs."""
+
+
+def construct_work(raised: int) -> int:
+    """The estimated work of one greedy construction over `raised` nodes."""
+    return raised * (1_000 + raised)
 
 
 @dataclass(frozen=True)
@@ -46,13 +57,16 @@ class Anonymisation:
     edges_to_add: int  # degree_raise / 2
     nodes_raised: int
     k_after: int  # the k-degree of the anonymised degree sequence (≥ target_k)
-    constructed: bool | None  # the edges were found greedily; None: not tried (too large)
+    constructed: bool | None  # the edges were found greedily; None: not searched (work bound)
     probes: int = 0  # how many of the lowest degrees were raised by one first (probing)
 
     def construction_text(self) -> str:
         """Whether the edges were found, in words (the CLI and the dashboard)."""
         if self.constructed is None:
-            return "not tried (too many nodes to raise)"
+            return (
+                "not searched for (the search would exceed its work bound; the edges to add "
+                "are a lower bound)"
+            )
         if self.constructed:
             probed = f", once the {self.probes:,} lowest degrees were raised by one (probing)"
             return "found greedily" + (probed if self.probes else "")
@@ -199,28 +213,30 @@ class Anonymised:
     target: np.ndarray
     added: list[tuple[int, int]] | None
     probes: int
+    tried: bool = True  # False: the search's work bound stopped it before the first try
 
 
 def anonymise_graph(edges: EdgeList, target_k: int) -> Anonymised:
     """Anonymise the degree sequence, then find the edges; when the greedy construction gets
     stuck, probe (Liu & Terzi): raise the p lowest degrees by one before anonymising, for
     p = 1, 2, 4, …, and keep the first sequence whose edges are found. `added` is None when
-    none was found before the raised nodes exceeded CONSTRUCT_MAX_RAISED."""
+    none was found within CONSTRUCT_MAX_WORK (`tried` False: not even the first was tried)."""
     degrees = edges.degrees()
     lowest = np.argsort(degrees, kind="stable")
     first = anonymise_degrees(degrees, target_k)
-    probes = 0
+    probes = spent = 0
     while probes <= degrees.size:
         sequence = degrees.copy()
         sequence[lowest[:probes]] += 1
         target = anonymise_degrees(sequence, target_k) if probes else first
-        if int(np.count_nonzero(target > degrees)) > CONSTRUCT_MAX_RAISED:
+        spent += construct_work(int(np.count_nonzero(target > degrees)))
+        if spent > CONSTRUCT_MAX_WORK:
             break
         added = construct(edges, target - degrees)
         if added is not None:
             return Anonymised(target, added, probes)
         probes = 2 * probes or 1
-    return Anonymised(first, None, probes)
+    return Anonymised(first, None, probes, tried=probes > 0)
 
 
 def _summary(edges: EdgeList, degrees: np.ndarray, target_k: int) -> Anonymisation:
@@ -228,7 +244,7 @@ def _summary(edges: EdgeList, degrees: np.ndarray, target_k: int) -> Anonymisati
     target = found.target
     raise_ = int((target - degrees).sum())
     raised = int(np.count_nonzero(target > degrees))
-    tried = raised <= CONSTRUCT_MAX_RAISED
+    tried = found.tried
     return Anonymisation(
         target_k=target_k,
         degree_raise=raise_,
