@@ -136,3 +136,21 @@ LDP_ITEMSETS_MAX_MB = 32
 their items are split, encoded and deduplicated in memory, about 18 MB of memory and 0.12 s
 per MB of answers here (2,000 answers of 1,000 items, 22 MB: 3.4 s and 570 MB). Checked
 after the column is read, before any item is parsed (issue 35, finding 7)."""
+
+SYNTHETIC_IPF_ROUNDS = 500
+"""The most rounds of iterative proportional fitting of a synthetic model's clique (fewer when
+it converges, or when `SYNTHETIC_FIT_WORK` allows fewer)."""
+
+SYNTHETIC_FIT_WORK = 500_000_000
+"""The most cell updates the fit of a synthetic model may take (rounds × Σ over the fitted
+cliques of their cells × (tables inside + 1)), about 7 ns each here: some 3.5 s. Counted from
+the plan before any noise (issue 35, finding 5: 18 two-valued columns with every pair a table
+took over 300 s). Fewer rounds are run where they fit, at least SYNTHETIC_MIN_ROUNDS."""
+
+SYNTHETIC_MIN_ROUNDS = 20
+"""Fewer rounds than this would leave a cycle's tables far from their released counts: such a
+model is refused instead."""
+
+SYNTHETIC_FIT_BYTES = 512_000_000
+"""The most memory the cell maps of one fitted clique hold (8 bytes per cell per table inside
+it, plus the separator's): 20 two-valued columns with every pair a table needed 1.6 GB."""

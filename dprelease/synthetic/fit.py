@@ -25,12 +25,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from dprelease.errors import InternalError
+from dprelease.limits import SYNTHETIC_IPF_ROUNDS
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import Schema
-from dprelease.plan.subtables import Key, cell_map, closure, reduce_key
-from dprelease.synthetic.junction import JunctionTree, Node
+from dprelease.plan.subtables import Key, cell_map
+from dprelease.synthetic.junction import JunctionTree, published_as_is, published_inside
 
-IPF_ROUNDS = 500
 IPF_TOL = 1e-7  # largest miss of a marginal, relative to the total
 
 
@@ -41,11 +41,16 @@ def marginal(schema: Schema, key: Key, table: np.ndarray, target: Key) -> np.nda
     return np.bincount(mapping, weights=table.astype(np.float64), minlength=cells)
 
 
-def ipf(total: float, cells: int, targets: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Iterative proportional fitting from uniform to `targets` (cell map, marginal values);
-    the last target is met exactly (it is applied last)."""
+def ipf(
+    total: float,
+    cells: int,
+    targets: Sequence[tuple[np.ndarray, np.ndarray]],
+    rounds: int = SYNTHETIC_IPF_ROUNDS,
+) -> np.ndarray:
+    """Iterative proportional fitting from uniform to `targets` (cell map, marginal values),
+    at most `rounds` rounds; the last target is met exactly (it is applied last)."""
     values = np.full(cells, total / max(cells, 1))
-    for _ in range(IPF_ROUNDS):
+    for _ in range(rounds):
         worst = 0.0
         for mapping, wanted in targets:
             current = np.bincount(mapping, weights=values, minlength=wanted.size)
@@ -98,14 +103,6 @@ def round_keeping_sums(
     return rounded
 
 
-def _published_inside(plan: Plan, node: Node) -> list[tuple[tuple[str, ...], str]]:
-    """(by, name) of the published tables whose columns lie inside the clique."""
-    schema = plan.schema
-    return [
-        (spec.by, spec.name) for spec in plan.tables if closure(schema, spec.by) <= node.columns
-    ]
-
-
 def _in_key_order(schema: Schema, by: tuple[str, ...], key: Key, values: np.ndarray) -> np.ndarray:
     """A table over `by` (which reduces to `key`) with its cells in `key`'s order."""
     ordered = np.zeros(values.size, dtype=np.float64)
@@ -131,17 +128,17 @@ def fit_cliques(
         else:
             parent = tree.nodes[node.parent]
             sums = marginal(schema, parent.key, tables[node.parent], node.separator)
-        inside = _published_inside(plan, node)
-        own = next(((by, n) for by, n in inside if reduce_key(schema, by) == node.key), None)
-        if own is not None and int(np.prod([schema[c].size for c in own[0]])) == node.cells:
+        own = published_as_is(plan, node)
+        if own is not None:
             values = _in_key_order(schema, own[0], node.key, released[own[1]])
         else:
             targets = [
                 (cell_map(schema, node.key, by), np.asarray(released[name], np.float64))
-                for by, name in inside
+                for by, name in published_inside(plan, node)
                 if by
             ]
-            values = ipf(total, node.cells, [*targets, (groups, sums.astype(np.float64))])
+            separator = (groups, sums.astype(np.float64))
+            values = ipf(total, node.cells, [*targets, separator], tree.rounds)
         if not np.array_equal(np.bincount(groups, weights=values, minlength=sums.size), sums):
             values = to_sums(values, groups, sums.astype(np.float64))
         if np.all(values == np.rint(values)):

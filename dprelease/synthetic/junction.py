@@ -12,17 +12,24 @@ larger than any table, are fitted by iterative proportional fitting (`fit`); som
 then be missed by a little, and the release says which.
 
 Everything here follows from the plan (public), so the model's size is bounded before any
-noise is drawn (`check_model`, `limits.MAX_SYNTHETIC_CELLS`).
+noise is drawn (`check_model`, `limits.MAX_SYNTHETIC_CELLS`), and so is the fit's work: the
+rounds of iterative proportional fitting that fit `limits.SYNTHETIC_FIT_WORK` (`admit_fit`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dprelease.errors import PlanError, quote
-from dprelease.limits import MAX_SYNTHETIC_CELLS
+from dprelease.limits import (
+    MAX_SYNTHETIC_CELLS,
+    SYNTHETIC_FIT_BYTES,
+    SYNTHETIC_FIT_WORK,
+    SYNTHETIC_IPF_ROUNDS,
+    SYNTHETIC_MIN_ROUNDS,
+)
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import Schema
 from dprelease.plan.subtables import Key, closure, is_partial, reduce_key
@@ -46,6 +53,7 @@ class JunctionTree:
 
     nodes: tuple[Node, ...]
     exact: bool  # True when every clique is a published table's closure (acyclic workload)
+    rounds: int = SYNTHETIC_IPF_ROUNDS  # the most IPF rounds of a fitted clique (`admit_fit`)
 
     @property
     def cells(self) -> int:
@@ -180,4 +188,51 @@ def check_model(plan: Plan) -> JunctionTree:
             f"(its tables form a cycle that joins them into larger cliques), above the limit "
             f"of {MAX_SYNTHETIC_CELLS:,}; drop a table of the cycle or switch synthetic off."
         )
-    return tree
+    return admit_fit(plan, tree)
+
+
+def published_inside(plan: Plan, node: Node) -> list[tuple[tuple[str, ...], str]]:
+    """(by, name) of the published tables whose columns lie inside the clique."""
+    return [
+        (spec.by, spec.name)
+        for spec in plan.tables
+        if closure(plan.schema, spec.by) <= node.columns
+    ]
+
+
+def published_as_is(plan: Plan, node: Node) -> tuple[tuple[str, ...], str] | None:
+    """The published table that is the clique itself (taken as released, no fit), if any."""
+    schema = plan.schema
+    for by, name in published_inside(plan, node):
+        if reduce_key(schema, by) == node.key and _cells(schema, by) == node.cells:
+            return by, name
+    return None
+
+
+def admit_fit(plan: Plan, tree: JunctionTree) -> JunctionTree:
+    """The tree with the IPF rounds its fit may take within SYNTHETIC_FIT_WORK, or a one-line
+    PlanError when fewer than SYNTHETIC_MIN_ROUNDS fit, or a clique's cell maps would exceed
+    SYNTHETIC_FIT_BYTES. Each round of a fitted clique visits its cells once per table inside
+    it and once for its separator; the maps keep 8 bytes per cell for each."""
+    per_round = 0
+    for node in tree.nodes:
+        if published_as_is(plan, node) is not None:
+            continue
+        maps = len([by for by, _ in published_inside(plan, node) if by]) + 1
+        per_round += maps * node.cells
+        if maps * node.cells * 8 > SYNTHETIC_FIT_BYTES:
+            raise PlanError(
+                f"postprocess.synthetic: fitting the clique {' × '.join(node.key)} "
+                f"({node.cells:,} cells, {maps - 1} tables inside) would hold "
+                f"{maps * node.cells * 8 / 1e6:,.0f} MB of cell maps, above the limit of "
+                f"{SYNTHETIC_FIT_BYTES // 1_000_000:,} MB; drop tables of the cycle or switch "
+                "synthetic off."
+            )
+    rounds = min(SYNTHETIC_IPF_ROUNDS, SYNTHETIC_FIT_WORK // max(per_round, 1))
+    if rounds < SYNTHETIC_MIN_ROUNDS:
+        raise PlanError(
+            f"postprocess.synthetic: fitting the model's cycles takes {per_round:,} cell updates "
+            f"a round; {SYNTHETIC_MIN_ROUNDS} rounds would exceed the limit of "
+            f"{SYNTHETIC_FIT_WORK:,}; drop tables of the cycle or switch synthetic off."
+        )
+    return replace(tree, rounds=int(rounds))
