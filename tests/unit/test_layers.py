@@ -101,3 +101,50 @@ def strongly_connected(graph: dict[str, set[str]], nodes: list[str]) -> list[fro
                 if len(component) > 1:
                     circles.append(frozenset(component))
     return circles
+
+
+def test_the_import_reader_sees_every_form_of_import(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 36: the guard missed `from dprelease import cli`, relative imports and a module
+    named in a string (`importlib.import_module`, a registry); it reads them all now."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from dprelease import cli\n"
+        "from ..ledger import store\n"
+        "from . import service\n"
+        "import importlib\n"
+        "importlib.import_module('dprelease.graph.command')\n",
+        "utf-8",
+    )
+    found = set(imports(probe, package="release"))
+    assert {"cli", "ledger.store", "release.service", "graph.command"} <= found
+
+
+def test_the_library_never_imports_the_dashboard() -> None:
+    """`dprelease` is the library: the dashboard (`ui/`, `pages/`, Streamlit) sits above it."""
+    found = []
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
+            found += [(name, n) for n in names if n.split(".")[0] in {"ui", "pages", "streamlit"}]
+    assert found == []
+
+
+def test_the_dashboards_parts_never_import_its_pages() -> None:
+    """`ui/` holds the pages' parts; a page imports them, never the other way round."""
+    from helpers import ROOT
+
+    found = []
+    for path in sorted((ROOT / "ui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pages"):
+                found.append(path.name)
+            if isinstance(node, ast.Import):
+                found += [path.name for a in node.names if a.name.startswith("pages")]
+    assert found == []
