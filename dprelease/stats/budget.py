@@ -75,10 +75,12 @@ class Share:
     ) -> Share:
         """What ε-DP mechanisms with these ε's cost together, in this share's unit, rounded
         up. `delta`: the cost's δ ("split": 0.0 where the accountant splits δ, else none)."""
+        epsilons = [Fraction(e) for e in epsilons]
         amount = round_up(self._pure_amount(epsilons, bounded_range))
         if delta == "split":
             delta = 0.0 if self.accountant.splits_delta else None
-        return Share(self.accounting, delta=delta, **self.accountant.unit_fields(amount))
+        fields = self.accountant.pure_fields(amount, sum(epsilons, Fraction(0)))
+        return Share(self.accounting, delta=delta, **fields)
 
     def _pure_amount(self, epsilons: Iterable[Fraction], bounded_range: bool) -> Fraction:
         return sum(

@@ -146,6 +146,11 @@ class Accountant(ABC):
         """A table's ε lock in this accountant's unit, as a float (ε itself, unless overridden)."""
         return epsilon
 
+    def pure_fields(self, amount: float, epsilon: Fraction) -> dict[str, float]:
+        """The fields of an ε-DP statistic's cost: `amount` in the unit (`epsilon`: the pure
+        ε it satisfies, for an accountant whose curves use it)."""
+        return self.unit_fields(amount)
+
     def unit_fields(self, amount: float) -> dict[str, float]:
         """A share's keyword in its unit: {"epsilon": amount} or {"rho": amount}."""
         return {self.unit: amount}
