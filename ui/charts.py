@@ -25,22 +25,23 @@ PLOT_PX = 300  # the plot's own height in a chart of columns, whatever its label
 def budget_split(allocation: PlanAllocation) -> go.Figure:
     """Each measurement's share of the budget (ε, or ρ under zCDP; under approx with
     strategy auto, Δ₂²/σ², its part of the one Gaussian mechanism)."""
-    zcdp = allocation.accountant.in_rho
-    gaussian_set = allocation.accountant.priced_as_set and allocation.derived
-    unit = "ρ" if zcdp else "Δ₂²/σ²" if gaussian_set else "ε"
+    accountant = allocation.accountant
+    field = accountant.unit  # each share's field: epsilon or rho
+    gaussian_set = accountant.priced_as_set and allocation.derived
+    unit = "Δ₂²/σ²" if gaussian_set else accountant.symbol
     measured = allocation.measurements
     if gaussian_set:
         values = [m.sensitivity.l2_squared / m.noise.scale**2 for m in measured]
     else:
-        values = [(m.rho if zcdp else m.epsilon) or 0.0 for m in measured]
+        values = [getattr(m, field) or 0.0 for m in measured]
     names = [m.name for m in measured]
     colours = ["#d62728" if m.spec.locked else "#1f77b4" for m in measured]
     for s in allocation.statistics:  # issue 16: statistics and discoveries in green
-        values.append((s.cost.rho if zcdp else s.cost.epsilon) or 0.0)
+        values.append(getattr(s.cost, field) or 0.0)
         names.append(s.name)
         colours.append("#d62728" if s.statistic.table.locked else "#2ca02c")
     for d in allocation.discoveries:
-        values.append((d.mechanism.cost.rho if zcdp else d.mechanism.cost.epsilon) or 0.0)
+        values.append(getattr(d.mechanism.cost, field) or 0.0)
         names.append(f"discover {d.column}")
         colours.append("#2ca02c")
     figure = go.Figure(

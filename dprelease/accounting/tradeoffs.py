@@ -17,9 +17,11 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
+from dprelease.accounting.accountants.renyi import renyi_epsilon
 from dprelease.accounting.allocation import Allocation, TableBudget, allocate
 from dprelease.accounting.composition import (
     advanced_composition_epsilon,
@@ -163,6 +165,22 @@ def compare_accountants(allocation: Allocation, delta: float) -> list[Accountant
     rho = round_up(exact_sum(_rhos(tables)))
     rows.append(
         AccountantBound("zCDP", zcdp_to_epsilon(rho, delta)[0], delta, f"Σ ρ_i = {rho:.4g}")
+    )
+    curves = [
+        (None if e is None else Fraction(e), Fraction(r))
+        for e, r in zip(
+            [t.noise.kind.pure_epsilon(t.noise.scale, t.sensitivity) for t in tables],
+            _rhos(tables),
+            strict=True,
+        )
+    ]
+    rows.append(
+        AccountantBound(
+            "Rényi DP (α grid)",
+            renyi_epsilon(curves, delta),
+            delta,
+            "each table min(ε_i, αρ_i), added order by order",
+        )
     )
     if all(t.noise.kind.composes_as_gaussian for t in tables):
         sigmas = [t.noise.scale for t in tables]

@@ -47,8 +47,6 @@ from dprelease.accounting.composition import (
     exact_sum,
     reported_total,
     round_down,
-    round_up,
-    zcdp_guarantee,
 )
 from dprelease.errors import BudgetError, InternalError
 from dprelease.plan.model import Plan
@@ -269,30 +267,12 @@ def _guarantee(
     """The whole release's guarantee, checked against the plan's total."""
     budget = plan.budget
     accountant = settled(budget)
-    extra_delta = exact_sum(c.delta or 0.0 for c in costs)
-    if accountant.in_rho:  # ρ adds up; converted once at the δ the discoveries leave
-        if reservation.delta_left is None:
-            raise BudgetError(
-                f"{accountant.name} accounting needs budget.delta (e.g. delta: 1.0e-10)."
-            )
-        rhos = [c.rho or 0.0 for c in costs]
-        rhos += [m.rho or 0.0 for m in (counts.measurements if counts else ())]
-        conversion = round_down(reservation.delta_left)
-        zcdp = zcdp_guarantee(rhos, conversion, reservation.alpha)
-        if budget.rho is not None:
-            check_within(exact_sum(rhos), Fraction(budget.rho), "rho")
-        delta = round_up(Fraction(conversion) + extra_delta)
-        guarantee = Guarantee(zcdp.epsilon, delta, zcdp.rho, "zcdp")
-    else:
-        epsilon = exact_sum(c.epsilon or 0.0 for c in costs)
-        delta_sum = extra_delta
-        composition = "basic"
-        if counts is not None:
-            epsilon += Fraction(counts.total.epsilon or 0.0)
-            delta_sum += Fraction(counts.total.delta or 0.0)
-            composition = counts.total.composition
-        total_delta = round_up(delta_sum) if accountant.needs_delta else None
-        guarantee = Guarantee(round_up(epsilon), total_delta, None, composition)
+    fields = [(c.epsilon, c.delta, c.rho) for c in costs]
+    guarantee = accountant.release_guarantee(
+        fields, counts, reservation.delta_left, reservation.alpha
+    )
+    if budget.rho is not None and guarantee.rho is not None:
+        check_within(Fraction(guarantee.rho), Fraction(budget.rho), "rho")
     if budget.epsilon is not None:
         check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
     if budget.delta is not None and guarantee.delta is not None:

@@ -13,11 +13,14 @@ unit may move its rows from one group to another).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
 
 from dprelease.accounting.accountants.base import Accountant
 from dprelease.accounting.accountants.registry import ACCOUNTANTS
+from dprelease.accounting.composition import round_up
 from dprelease.errors import BudgetError, InternalError, PlanError, quote
 from dprelease.plan.table_spec import Neighbors
 
@@ -37,7 +40,7 @@ class Share:
                 f"accounting must be one of {list(ACCOUNTANTS)}, got {quote(self.accounting)}."
             )
         needed = self.accountant.unit
-        value = self.rho if self.accountant.in_rho else self.epsilon
+        value = getattr(self, self.accountant.unit)
         if value is None or not (value > 0 and math.isfinite(value)):
             raise BudgetError(f"A statistic's {needed} must be a finite number > 0, got {value!r}.")
         if self.delta is not None and not 0 <= self.delta < 1:
@@ -51,10 +54,39 @@ class Share:
     @property
     def amount(self) -> float:
         """The share in the accountant's additive unit: ρ under zcdp, else ε (always set)."""
-        value = self.rho if self.accountant.in_rho else self.epsilon
+        value: float | None = getattr(self, self.accountant.unit)
         if value is None:  # __post_init__ refuses this; kept for the type checker
             raise BudgetError("A statistic's share has no amount.")
         return value
+
+    def pure_epsilon(self, bounded_range: bool = False) -> float:
+        """The largest ε an ε-DP mechanism may have within this share, in any unit."""
+        return self.accountant.pure_epsilon(self.amount, bounded_range)
+
+    def fits_pure(self, epsilons: Iterable[Fraction], bounded_range: bool = False) -> bool:
+        """Whether ε-DP mechanisms with these ε's, composed, fit this share exactly."""
+        return self._pure_amount(epsilons, bounded_range) <= Fraction(self.amount)
+
+    def pure_cost(
+        self,
+        epsilons: Iterable[Fraction],
+        bounded_range: bool = False,
+        delta: float | Literal["split"] | None = "split",
+    ) -> Share:
+        """What ε-DP mechanisms with these ε's cost together, in this share's unit, rounded
+        up. `delta`: the cost's δ ("split": 0.0 where the accountant splits δ, else none)."""
+        epsilons = [Fraction(e) for e in epsilons]
+        amount = round_up(self._pure_amount(epsilons, bounded_range))
+        if delta == "split":
+            delta = 0.0 if self.accountant.splits_delta else None
+        fields = self.accountant.pure_fields(amount, sum(epsilons, Fraction(0)))
+        return Share(self.accounting, delta=delta, **fields)
+
+    def _pure_amount(self, epsilons: Iterable[Fraction], bounded_range: bool) -> Fraction:
+        return sum(
+            (self.accountant.of_epsilon(Fraction(e), bounded_range) for e in epsilons),
+            Fraction(0),
+        )
 
     def split(self, parts: int) -> Share:
         """1/parts of this share (basic composition: ε, δ and ρ add up), rounded down."""

@@ -33,10 +33,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.accounting.composition import round_up
 from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
 from dprelease.accounting.mechanisms.registry import Noise
-from dprelease.errors import BudgetError, InternalError
+from dprelease.errors import BudgetError
 from dprelease.plan.stat_spec import DiscoverSpec
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.stats.budget import Share, StatContext
@@ -106,21 +105,12 @@ def calibrate_discovery(spec: DiscoverSpec, share: Share, ctx: StatContext) -> D
         )
     l1 = ctx.symmetric_distance
     sens = Sensitivity(l1=l1, l2_squared=l1 * l1)
-    in_rho = share.accountant.in_rho
-    epsilon = math.sqrt(2 * (share.rho or 0)) if in_rho else share.epsilon
-    if epsilon is None:
-        raise InternalError("discovery share has no epsilon")
-    scale = laplace_scale(epsilon, l1)
-    if in_rho:  # ε²/2 ≤ ρ must hold exactly for the scale chosen
-        while (Fraction(l1) / Fraction(scale)) ** 2 / 2 > Fraction(share.rho or 0):
-            scale = math.nextafter(scale, math.inf)
+    scale = laplace_scale(share.pure_epsilon(), l1)
+    while not share.fits_pure([Fraction(l1) / Fraction(scale)]):  # exactly, in any unit
+        scale = math.nextafter(scale, math.inf)
     tau = max(spec.min_count, discovery_threshold(scale, share.delta, ctx.max_rows))
     spent_delta = discovery_delta(tau, scale, ctx.max_rows)
-    spent_epsilon = Fraction(l1) / Fraction(scale)
-    if in_rho:
-        cost = Share(share.accounting, rho=round_up(spent_epsilon**2 / 2), delta=spent_delta)
-    else:
-        cost = Share(share.accounting, epsilon=round_up(spent_epsilon), delta=spent_delta)
+    cost = share.pure_cost([Fraction(l1) / Fraction(scale)], delta=spent_delta)
     return DiscoveryMechanism(spec, ctx, sens, Noise(DISCRETE_LAPLACE.name, scale), tau, cost)
 
 

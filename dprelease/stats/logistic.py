@@ -52,7 +52,6 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -101,20 +100,9 @@ class LogisticMechanism:
         return len(self.spec.x) + 1
 
 
-def share_epsilon(share: Share) -> float:
-    """The pure ε a share buys: its ε, or under a ρ accountant the largest ε with ε²/2 ≤ ρ
-    (ε-DP is ε²/2-zCDP), rounded down so the float never buys more than ρ."""
-    if not share.accountant.in_rho:
-        return share.amount
-    epsilon = math.sqrt(2 * share.amount)
-    while Fraction(epsilon) ** 2 / 2 > Fraction(share.amount):
-        epsilon = math.nextafter(epsilon, 0)
-    return epsilon
-
-
 def calibrate_logistic(spec: RegressionSpec, share: Share, ctx: StatContext) -> LogisticMechanism:
     """Λ′ and ε′ for the share's ε (the ε′ adjustment of the module docstring)."""
-    epsilon, k, lam = share_epsilon(share), ctx.symmetric_distance, spec.regularization
+    epsilon, k, lam = share.pure_epsilon(), ctx.symmetric_distance, spec.regularization
     adjusted = epsilon - k * math.log1p(CURVATURE / lam)
     if adjusted <= 0:
         lam = CURVATURE / math.expm1(epsilon / (2 * k))

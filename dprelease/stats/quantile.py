@@ -46,7 +46,6 @@ from typing import Any
 
 import numpy as np
 
-from dprelease.accounting.composition import round_up
 from dprelease.errors import InternalError
 from dprelease.plan.stat_spec import QuantileSpec, StatSpec
 from dprelease.stats.budget import Share, StatContext
@@ -81,21 +80,10 @@ def zcdp_rho(scale: float, sensitivity: Fraction) -> Fraction:
 
 def _scale_for(share: Share, sensitivity: Fraction) -> float:
     """Smallest float s (found, then nudged up) whose exact cost fits the share."""
-    if share.accountant.in_rho:
-        assert share.rho is not None
-        budget = Fraction(share.rho)
-        scale = float(sensitivity) / math.sqrt(2 * share.rho)
+    scale = 2 * float(sensitivity) / share.pure_epsilon(bounded_range=True)
 
-        def fits(s: float) -> bool:
-            return zcdp_rho(s, sensitivity) <= budget
-
-    else:
-        assert share.epsilon is not None
-        budget = Fraction(share.epsilon)
-        scale = 2 * float(sensitivity) / share.epsilon
-
-        def fits(s: float) -> bool:
-            return pure_epsilon(s, sensitivity) <= budget
+    def fits(s: float) -> bool:  # the exponential mechanism is bounded-range (ε²/8 in ρ)
+        return share.fits_pure([pure_epsilon(s, sensitivity)], bounded_range=True)
 
     for _ in range(_SCALE_STEPS):
         if fits(scale):
@@ -137,19 +125,10 @@ def calibrate_quantile(spec: QuantileSpec, share: Share, ctx: StatContext) -> Qu
     each = share.split(len(spec.quantiles))
     scales = tuple(_scale_for(each, score_sensitivity(q, ctx)) for q in spec.quantiles)
     sensitivities = [score_sensitivity(q, ctx) for q in spec.quantiles]
-    if share.accountant.in_rho:
-        rho = sum((zcdp_rho(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0))
-        if rho > Fraction(share.rho or 0):
-            raise InternalError("quantile calibration overspends its rho")
-        cost = Share(share.accounting, rho=round_up(rho))
-    else:
-        eps = sum(
-            (pure_epsilon(s, d) for s, d in zip(scales, sensitivities, strict=True)), Fraction(0)
-        )
-        if eps > Fraction(share.epsilon or 0):
-            raise InternalError("quantile calibration overspends its epsilon")
-        delta = 0.0 if share.accountant.splits_delta else None
-        cost = Share(share.accounting, epsilon=round_up(eps), delta=delta)
+    epsilons = [pure_epsilon(s, d) for s, d in zip(scales, sensitivities, strict=True)]
+    if not share.fits_pure(epsilons, bounded_range=True):
+        raise InternalError("quantile calibration overspends its share")
+    cost = share.pure_cost(epsilons, bounded_range=True)
     return QuantileMechanism(spec, ctx, scales, cost)
 
 

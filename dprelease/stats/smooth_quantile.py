@@ -113,20 +113,11 @@ def calibrate_parameters(
         spent = parts * cell_delta * cells
         cost = Share(each.accounting, epsilon=round_up(parts * eps * cells), delta=round_up(spent))
     else:
-        if each.accountant.in_rho:  # ε-DP ⇒ ε²/2-zCDP: the largest ε with ε²/2 ≤ ρ
-            epsilon = round_down(Fraction(math.sqrt(2 * (each.rho or 0))))
-            while Fraction(epsilon) ** 2 / 2 > Fraction(each.rho or 0):
-                epsilon = math.nextafter(epsilon, 0)
-        else:
-            epsilon = each.epsilon or 0.0
+        epsilon = each.pure_epsilon()  # in any unit: ε-DP ⇒ ε²/2-zCDP under ρ
         eps = Fraction(epsilon) / cells
         params = SmoothParameters("cauchy", round_down(eps * CAUCHY_A), round_down(eps * CAUCHY_B),
                                   steps)  # fmt: skip
-        if each.accountant.in_rho:
-            cost = Share(each.accounting, rho=round_up(parts * Fraction(epsilon) ** 2 / 2))
-        else:
-            delta = 0.0 if each.accountant.splits_delta else None
-            cost = Share(each.accounting, epsilon=round_up(parts * Fraction(epsilon)), delta=delta)
+        cost = each.pure_cost([Fraction(epsilon)] * parts)
     if not (params.a > 0 and params.beta > 0):
         raise BudgetError("The budget is too small for a smooth-sensitivity statistic.")
     if cost.amount > share.amount or (cost.delta or 0.0) > (share.delta or 0.0):

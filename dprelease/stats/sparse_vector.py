@@ -28,7 +28,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from dprelease.accounting.composition import round_up
 from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import PlanError
@@ -69,11 +68,7 @@ def calibrate_sparse_vector(
         )
     if isinstance(threshold, bool) or not isinstance(threshold, int):
         raise PlanError(f"The threshold T must be a whole number, got {threshold!r}.")
-    in_rho = share.accountant.in_rho
-    epsilon = float(np.sqrt(2 * (share.rho or 0))) if in_rho else share.epsilon
-    assert epsilon is not None
-    if in_rho:  # keep c·ε'²/2 within ρ after rounding
-        epsilon = float(np.nextafter(epsilon, 0))
+    epsilon = share.pure_epsilon()
     per_round = epsilon / max_positives
     while max_positives * Fraction(per_round) > Fraction(epsilon):  # c rounds within ε, exactly
         per_round = float(np.nextafter(per_round, 0))
@@ -82,16 +77,9 @@ def calibrate_sparse_vector(
     query_noise = Noise(DISCRETE_LAPLACE.name, laplace_scale(per_round / 4, delta))
     svt = SparseVector(threshold, max_positives, delta, threshold_noise, query_noise, share)
     spent = svt.epsilon
-    if in_rho:
-        cost = Share(share.accounting, rho=round_up(spent**2 / 2))
-        if spent**2 / 2 > Fraction(share.rho or 0):
-            raise PlanError("The sparse vector's rho does not fit its share; raise rho.")
-    else:
-        cost = Share(
-            share.accounting,
-            epsilon=round_up(spent),
-            delta=0.0 if share.accountant.splits_delta else None,
-        )
+    if not share.fits_pure([spent]):
+        raise PlanError("The sparse vector's budget does not fit its share; raise it.")
+    cost = share.pure_cost([spent])
     return SparseVector(threshold, max_positives, delta, threshold_noise, query_noise, cost)
 
 

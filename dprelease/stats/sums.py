@@ -38,14 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from dprelease.accounting.mechanisms.discrete_gaussian import (
-    DISCRETE_GAUSSIAN,
-    discrete_gaussian_sigma,
-)
-from dprelease.accounting.mechanisms.discrete_laplace import DISCRETE_LAPLACE, laplace_scale
-from dprelease.accounting.mechanisms.gaussian import GAUSSIAN, gaussian_sigma
 from dprelease.accounting.mechanisms.registry import Noise
-from dprelease.errors import DataError, InternalError
+from dprelease.errors import DataError
 from dprelease.plan.stat_spec import StatSpec, SumSpec
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.stats.budget import Share, StatContext
@@ -84,25 +78,9 @@ def sum_sensitivity(spec: SumSpec, ctx: StatContext) -> Sensitivity:
     return Sensitivity(l1=2 * m * big, l2_squared=max(2 * m * m * big * big, span * span))
 
 
-def l2_upper(sens: Sensitivity) -> float:
-    """√(L2²) rounded up to a float (a float square root may fall just short)."""
-    value = math.sqrt(sens.l2_squared)
-    while Fraction(value) ** 2 < sens.l2_squared:
-        value = math.nextafter(value, math.inf)
-    return value
-
-
 def noise_for(share: Share, sens: Sensitivity) -> Noise:
     """The accountant's mechanism calibrated to the share (scales rounded up, checked exactly)."""
-    if share.accountant.in_rho:
-        assert share.rho is not None
-        return Noise(DISCRETE_GAUSSIAN.name, discrete_gaussian_sigma(share.rho, sens.l2_squared))
-    assert share.epsilon is not None
-    if share.accountant.splits_delta:  # (ε, δ) Gaussian
-        if not share.delta:
-            raise InternalError("a Gaussian sum needs a delta share > 0")
-        return Noise(GAUSSIAN.name, gaussian_sigma(share.epsilon, share.delta, l2_upper(sens)))
-    return Noise(DISCRETE_LAPLACE.name, laplace_scale(share.epsilon, sens.l1))
+    return share.accountant.statistic_noise(share.amount, share.delta, sens)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from dprelease.accounting.mechanisms import (
     gaussian_moe,
     gaussian_sigma,
 )
+from dprelease.accounting.mechanisms.gaussian import l2_upper
 from dprelease.accounting.shares import fit_exactly
 from dprelease.accounting.splitting import optimal_gaussian_split, smallest_share
 from dprelease.errors import BudgetError, InternalError
@@ -56,6 +57,12 @@ class Approx(Accountant):
 
     def target(self, budget: Budget) -> ApproxTarget:
         return ApproxTarget(epsilon_of(budget, self.name), delta_of(budget, self.name))
+
+    def statistic_noise(self, amount: float, delta: float | None, sens: Sensitivity) -> Noise:
+        """The (ε, δ) Gaussian; a statistic's δ share must be positive."""
+        if not delta:
+            raise InternalError("a Gaussian statistic needs a delta share > 0")
+        return Noise(GAUSSIAN.name, gaussian_sigma(amount, delta, l2_upper(sens)))
 
     def target_share(self, goal: float, alpha: float, sens: Sensitivity, delta: float) -> float:
         sigma_needed = goal / gaussian_moe(1.0, alpha)

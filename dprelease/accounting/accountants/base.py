@@ -18,11 +18,12 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from dprelease.accounting.composition import Guarantee, check_within
+from dprelease.accounting.composition import Guarantee, check_within, exact_sum, round_up
 from dprelease.accounting.mechanisms import Mechanism, Noise
 from dprelease.errors import BudgetError, InternalError, quote
 
 if TYPE_CHECKING:
+    from dprelease.accounting.allocated import Allocation
     from dprelease.plan.model import Budget
     from dprelease.plan.table_spec import Sensitivity, TableSpec
 
@@ -80,6 +81,11 @@ class Accountant(ABC):
         return f"<accountant {self.name}>"
 
     @property
+    def symbol(self) -> str:
+        """The unit's letter for people (ε or ρ)."""
+        return {"epsilon": "ε", "rho": "ρ"}[self.unit]
+
+    @property
     def in_rho(self) -> bool:
         """True when shares add up in ρ (zCDP), else in ε."""
         return self.unit == "rho"
@@ -129,9 +135,21 @@ class Accountant(ABC):
         """A lock of ε-DP in this accountant's unit (ε itself, unless overridden)."""
         return epsilon
 
+    def pure_epsilon(self, amount: float, bounded_range: bool = False) -> float:
+        """The largest ε (a float) of an ε-DP mechanism whose exact cost in this unit
+        (`of_epsilon`) fits `amount`: what a share buys for a Laplace or exponential draw,
+        so that statistics never ask which unit the share is in (ε itself, unless
+        overridden)."""
+        return amount
+
     def lock(self, epsilon: float) -> float:
         """A table's ε lock in this accountant's unit, as a float (ε itself, unless overridden)."""
         return epsilon
+
+    def pure_fields(self, amount: float, epsilon: Fraction) -> dict[str, float]:
+        """The fields of an ε-DP statistic's cost: `amount` in the unit (`epsilon`: the pure
+        ε it satisfies, for an accountant whose curves use it)."""
+        return self.unit_fields(amount)
 
     def unit_fields(self, amount: float) -> dict[str, float]:
         """A share's keyword in its unit: {"epsilon": amount} or {"rho": amount}."""
@@ -155,6 +173,12 @@ class Accountant(ABC):
         """The noise one table's share buys, its scale rounded up and checked exactly."""
         raise InternalError(f"{self.name} tables are priced as a set, not one by one")
 
+    def statistic_noise(self, amount: float, delta: float | None, sens: Sensitivity) -> Noise:
+        """The noise a statistic's share (`amount` in this unit, and its δ) buys for a sum
+        of this sensitivity: the accountant's own mechanism (its tables' noise, unless
+        overridden), so that a statistic never asks which unit its share is in."""
+        return self.table_noise(amount, sens)
+
     def strategy_noises(
         self,
         shape: Sequence[float],
@@ -168,6 +192,27 @@ class Accountant(ABC):
         raise InternalError(f"the strategy has no {self.name} accountant")
 
     # --- composition --------------------------------------------------------------------------
+
+    def release_guarantee(
+        self,
+        statistics: Sequence[Fields],
+        counts: Allocation | None,
+        delta_left: Fraction | None,
+        order: float | None,
+    ) -> Guarantee:
+        """A whole release's guarantee: the statistics' costs (ε, δ, ρ each) composed with
+        the count tables' own total (`counts.total`), here by adding ε's and δ's (no check
+        against the target). `delta_left`: the δ the discoveries leave for a conversion;
+        `order`: the Rényi order that certified the total budget, where there was one."""
+        epsilon = exact_sum(e or 0.0 for e, _, _ in statistics)
+        delta = exact_sum(d or 0.0 for _, d, _ in statistics)
+        composition = "basic"
+        if counts is not None:
+            epsilon += Fraction(counts.total.epsilon or 0.0)
+            delta += Fraction(counts.total.delta or 0.0)
+            composition = counts.total.composition
+        total_delta = round_up(delta) if self.needs_delta else None
+        return Guarantee(round_up(epsilon), total_delta, None, composition)
 
     @abstractmethod
     def compose(

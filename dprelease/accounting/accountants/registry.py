@@ -15,13 +15,14 @@ from dprelease.accounting.accountants.advanced import ADVANCED
 from dprelease.accounting.accountants.approx import APPROX
 from dprelease.accounting.accountants.base import Accountant, Unit
 from dprelease.accounting.accountants.pure import PURE
+from dprelease.accounting.accountants.renyi import RENYI
 from dprelease.accounting.accountants.zcdp import ZCDP
 from dprelease.errors import InternalError, PlanError, quote
 
 if TYPE_CHECKING:
     from dprelease.plan.model import Budget, Plan
 
-ACCOUNTANTS: dict[str, Accountant] = {a.name: a for a in (PURE, ZCDP, APPROX, ADVANCED)}
+ACCOUNTANTS: dict[str, Accountant] = {a.name: a for a in (PURE, ZCDP, APPROX, ADVANCED, RENYI)}
 AUTO = "auto"  # the plan's default: the accountant is chosen per plan
 AUTO_LABEL = "auto: the accountant with the least expected error"
 

@@ -3,12 +3,13 @@ is converted to (ε, δ) once by the Canonne–Kamath–Steinke bound."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from dprelease.accounting.accountants.base import Accountant, Target
+from dprelease.accounting.accountants.base import Accountant, Fields, Target
 from dprelease.accounting.accountants.pure import delta_of, epsilon_of
 from dprelease.accounting.composition import (
     Guarantee,
@@ -17,6 +18,7 @@ from dprelease.accounting.composition import (
     exact_sum,
     pure_to_zcdp,
     round_down,
+    round_up,
     zcdp_guarantee,
     zcdp_to_epsilon,
 )
@@ -31,6 +33,7 @@ from dprelease.accounting.splitting import power_split, smallest_share
 from dprelease.errors import BudgetError
 
 if TYPE_CHECKING:
+    from dprelease.accounting.allocated import Allocation
     from dprelease.plan.model import Budget
     from dprelease.plan.table_spec import Sensitivity
 
@@ -88,6 +91,13 @@ class Zcdp(Accountant):
     def of_epsilon(self, epsilon: Fraction, bounded_range: bool = False) -> Fraction:
         """ε-DP is ε²/2-zCDP; a bounded-range mechanism (the exponential) ε²/8."""
         return epsilon**2 / (8 if bounded_range else 2)
+
+    def pure_epsilon(self, amount: float, bounded_range: bool = False) -> float:
+        """The largest ε with ε²/2 ≤ ρ (ε²/8 for a bounded-range mechanism), exactly."""
+        epsilon = math.sqrt((8 if bounded_range else 2) * amount)
+        while self.of_epsilon(Fraction(epsilon), bounded_range) > Fraction(amount):
+            epsilon = math.nextafter(epsilon, 0.0)
+        return epsilon
 
     def lock(self, epsilon: float) -> float:
         return pure_to_zcdp(epsilon)
@@ -151,6 +161,24 @@ class Zcdp(Accountant):
         self, target: Target, shares: Sequence[float], deltas: Sequence[float]
     ) -> Guarantee:
         return zcdp_guarantee(shares, _delta(target))
+
+    def release_guarantee(
+        self,
+        statistics: Sequence[Fields],
+        counts: Allocation | None,
+        delta_left: Fraction | None,
+        order: float | None,
+    ) -> Guarantee:
+        """ρ adds up over statistics and tables; converted once at the δ the discoveries
+        leave, and their δ's added to it."""
+        if delta_left is None:
+            raise BudgetError(f"{self.name} accounting needs budget.delta (e.g. delta: 1.0e-10).")
+        rhos = [r or 0.0 for _, _, r in statistics]
+        rhos += [m.rho or 0.0 for m in (counts.measurements if counts else ())]
+        conversion = round_down(delta_left)
+        zcdp = zcdp_guarantee(rhos, conversion, order)
+        delta = round_up(Fraction(conversion) + exact_sum(d or 0.0 for _, d, _ in statistics))
+        return Guarantee(zcdp.epsilon, delta, zcdp.rho, "zcdp")
 
     def checked(
         self, target: Target, shares: Sequence[float], deltas: Sequence[float]

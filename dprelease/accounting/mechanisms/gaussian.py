@@ -104,3 +104,11 @@ class Gaussian(Mechanism):
 
 
 GAUSSIAN = Gaussian()
+
+
+def l2_upper(sens: Sensitivity) -> float:
+    """√(L2²) rounded up to a float (a float square root may fall just short)."""
+    value = math.sqrt(sens.l2_squared)
+    while Fraction(value) ** 2 < sens.l2_squared:
+        value = math.nextafter(value, math.inf)
+    return value
