@@ -1,8 +1,10 @@
 """The synthetic microdata in a release (issue 27): `microdata.csv`, its metadata and report.
 
 `microdata.csv` has one row per synthetic person and one column per plan column a table uses
-(with the hierarchy's ancestors): a categorical column's code, a binned column's label, or its
-bin `[a, b)` when unlabelled. The published tables are its tabulations. Each distinct text is
+(with the hierarchy's ancestors), holding the same codes as the tables (a binned column its
+bin `[a, b)`), each followed by `C_label` where the plan labels the column, as the tables'
+CSVs are (issue 37: a join of microdata with a table works on the codes). The published
+tables are its tabulations. Each distinct text is
 made spreadsheet-safe and quoted once, then the rows are joined: a million rows in about a
 second.
 """
@@ -31,15 +33,19 @@ MODEL_NOTE = (
 
 def microdata_csv(plan: Plan, microdata: Microdata) -> bytes:
     """The records as UTF-8 CSV: a header of column names, then one line per person."""
-    header = csv_bytes([[csv_safe(name) for name in microdata.columns]])
-    texts = [
-        np.asarray([csv_cell(csv_safe(t)) for t in value_texts(plan.schema, name)], dtype=object)
-        for name in microdata.columns
-    ]
+    names: list[str] = []
+    texts: list[np.ndarray] = []  # per output column: the text of each code
+    sources: list[int] = []  # per output column: the microdata column it reads
+    for at, name in enumerate(microdata.columns):
+        for title, values in value_texts(plan.schema, name):
+            names.append(title)
+            texts.append(np.asarray([csv_cell(csv_safe(t)) for t in values], dtype=object))
+            sources.append(at)
+    header = csv_bytes([[csv_safe(name) for name in names]])
     parts = [header]
     for start in range(0, microdata.rows, CHUNK):
         block = microdata.codes[start : start + CHUNK]
-        columns = [texts[i][block[:, i]] for i in range(len(texts))]
+        columns = [texts[i][block[:, sources[i]]] for i in range(len(texts))]
         if not columns:  # a plan of grand totals only: rows with no column
             parts.append(b'""\n' * block.shape[0])
             continue

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dprelease.plan.model import Plan
-from dprelease.plan.schema import NumericColumn, Schema
+from dprelease.plan.schema import LABEL_SUFFIX, Schema
 from dprelease.plan.subtables import Key, cell_map, closure
 from dprelease.synthetic.fit import fit_cliques
 from dprelease.synthetic.junction import JunctionTree, check_model, microdata_columns
@@ -60,13 +60,16 @@ class Microdata:
         return counts
 
 
-def value_texts(schema: Schema, name: str) -> tuple[str, ...]:
-    """What the microdata hold for each code: a categorical column's code, a binned column's
-    label (the plan's `labels:`), or its bin `[a, b)` when unlabelled."""
+def value_texts(schema: Schema, name: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The microdata's columns for one plan column, each (header, text of every code): the
+    code the tables use (a category, or a bin `[a, b)`), then `C_label` with the plan's labels
+    where it gives some (a bin's label, a code's codebook label; "" for a code without)."""
     column = schema[name]
-    if isinstance(column, NumericColumn) and column.bin_labels is not None:
-        return column.bin_labels
-    return column.labels
+    codes = tuple(column.labels)
+    out = [(name, codes)]
+    if column.value_labels:
+        out.append((name + LABEL_SUFFIX, tuple(column.label_of(code) for code in codes)))
+    return out
 
 
 def _mismatches(

@@ -102,8 +102,9 @@ def test_every_table_is_a_tabulation_of_the_microdata(sample_release: dict[str, 
     assert "Synthetic microdata" in files["report.html"].decode()
 
 
-def test_binned_columns_hold_their_labels(sample_csv: Path) -> None:
-    """A labelled binned column holds its bin labels; unlabelled ones hold `[a, b)`."""
+def test_binned_columns_hold_the_tables_codes_and_their_labels(sample_csv: Path) -> None:
+    """A binned column holds the tables' codes `[a, b)`, and a labelled one its labels in
+    `C_label` beside them, as the tables' CSVs do (issue 37: a join on the codes works)."""
     raw = synthetic_plan(sample_csv, small=True)
     edges = raw["columns"]["age"]["bins"]
     labels = [f"age {i}" for i in range(len(edges) - 1)]
@@ -112,8 +113,14 @@ def test_binned_columns_hold_their_labels(sample_csv: Path) -> None:
     raw["tables"].append({"name": "income", "by": ["income"]})
     files = released_files(raw)
     people = read_csv(files["microdata.csv"])
-    assert {p["age"] for p in people} <= set(labels)
-    assert all(p["income"].startswith("[") for p in people)
+    assert all(p["age"].startswith("[") and p["income"].startswith("[") for p in people)
+    assert {p["age_label"] for p in people} <= set(labels) and "income_label" not in people[0]
+    pairs = {(p["age"], p["age_label"]) for p in people}
+    for entry in json.loads(files["metadata.json"])["tables"]:
+        if entry["by"] == ["age"]:  # the same code and label pairs as the table's
+            rows = read_csv(files[entry["file"]])
+            assert pairs <= {(row["age"], row["age_label"]) for row in rows}
+    assert_tables_are_tabulations(files)
 
 
 def cycle_plan(data: Path, size: int = 4) -> dict[str, Any]:
