@@ -193,6 +193,10 @@ class Accountant(ABC):
 
     # --- composition --------------------------------------------------------------------------
 
+    def composition_text(self, composition: str) -> str:
+        """How a guarantee of this accountant was composed, for people ("zcdp composition")."""
+        return f"{composition} composition"
+
     def release_guarantee(
         self,
         statistics: Sequence[Fields],
