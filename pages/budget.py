@@ -59,7 +59,9 @@ def _results(
         summary += f" at **δ = {budget_text(total.delta)}**"
     if total.rho is not None:
         summary += f" (ρ = {budget_text(total.rho)} under zCDP)"
-    st.markdown(summary + f", composed by {total.composition} composition.")
+    st.markdown(
+        summary + f", composed by {allocation.accountant.composition_text(total.composition)}."
+    )
     ship_now()  # the total is what a what-if waits for: to the browser before the table
     epsilon_risk(total.epsilon, total.delta)
     if allocation.accountant_choice is not None:

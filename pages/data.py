@@ -10,6 +10,7 @@ from dprelease.errors import DPReleaseError
 from dprelease.plan.edit import ignore_column
 from ui.column_editor import column_editor
 from ui.data_source import data_source_section
+from ui.dictionary_import import dictionary_import_section
 from ui.markdown import md, md_error
 from ui.plan_file import plan_file_section
 from ui.plan_without_data import column_names
@@ -38,6 +39,7 @@ def render() -> None:
         except DPReleaseError as error:
             st.warning(md_error(error, "Coverage is not shown until the declarations are valid."))
     present = table.column_names if table is not None else column_names(ws)
+    dictionary_import_section(ws, present)
     for name in [*present, *[n for n in declared if n not in present]]:
         column_editor(ws, table, name, coverage.get(name))
 

@@ -100,9 +100,7 @@ def _advice(plan: Plan) -> list[str]:
         notes.append("Table weights are ignored under allocation: equal.")
     fixed = chosen(plan.budget)
     if fixed is not None and not fixed.needs_delta and plan.budget.delta is not None:
-        notes.append(
-            f"budget.delta is ignored under {fixed.name} accounting (the guarantee has δ = 0)."
-        )
+        notes.append(f"δ is not used under {fixed.name} accounting: its guarantee has δ = 0.")
     if plan.invariants:  # issue 27: said wherever the allocation is shown
         names = ", ".join(spec.name for spec in plan.invariants)
         notes.append(

@@ -58,7 +58,7 @@ class AccountantChoice:
         if not others:
             return f"{self.winner}: the only accountant without delta."
         parts = ", ".join(f"{a} ×{self.ratio(a):.2f}" for a in others)
-        return f"{self.winner} has the least expected error (expected MSE of the others: {parts})."
+        return f"{self.winner}, the least expected error (expected MSE of the others: {parts})."
 
 
 def choose_accountant(

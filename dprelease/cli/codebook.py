@@ -29,7 +29,13 @@ def add_parser(commands: Any) -> None:
     codebook = commands.add_parser(
         "codebook", help="print (or fill a plan with) the value labels a data file declares"
     )
-    codebook.add_argument("data", help=f"data file ({FORMAT_NAMES})")
+    codebook.add_argument("data", nargs="?", help=f"data file ({FORMAT_NAMES})")
+    codebook.add_argument(
+        "--dictionary",
+        metavar="FILE",
+        help="a data dictionary (JSON {COLUMN: {values: {CODE: LABEL}}}, or a CSV "
+        "column,value,label[,parent]): with --plan, shows what it sets; with --out, writes it",
+    )
     codebook.add_argument("--json", action="store_true", help="print one JSON object")
     codebook.add_argument("--plan", help="fill this plan's labelled categorical columns")
     codebook.add_argument("--out", help="where to write the filled plan (a new .yaml or .json)")
@@ -38,6 +44,10 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dprelease.data.formats.declared import declared_metadata
 
+    if args.dictionary is not None:
+        return _run_dictionary(args)
+    if args.data is None:
+        raise DataError("Give a data file (or --dictionary FILE --plan PLAN).")
     if (args.plan is None) != (args.out is None):
         raise DataError("Give --plan and --out together (the plan to fill, the new plan).")
     declared = declared_metadata(Path(args.data))
@@ -131,3 +141,35 @@ def _fill_plan(declared: DeclaredMetadata, plan_path: str, out: Path) -> list[st
     plan = loads_plan(json.dumps(mapping), "json", base)  # the filled plan is checked whole
     out.write_text(dumps_plan(plan, "json" if out.suffix.lower() == ".json" else "yaml"), "utf-8")
     return filled
+
+
+def _run_dictionary(args: argparse.Namespace) -> int:
+    """`codebook --dictionary FILE --plan PLAN [--out NEW]` (issue 37): what a whole data
+    dictionary sets in the plan's columns, then, with --out, the plan with it applied."""
+    from dprelease.plan.dictionary import read_dictionary
+    from dprelease.plan.parse import dumps_plan, load_plan, loads_plan, plan_to_dict
+
+    if args.plan is None:
+        raise DataError("Give --plan PLAN: the dictionary fills the columns that plan declares.")
+    path = Path(args.dictionary)
+    if not path.is_file():
+        raise DataError(f"Dictionary {quote(args.dictionary)} does not exist.")
+    dictionary = read_dictionary(path.read_bytes(), path.name)
+    mapping = plan_to_dict(load_plan(args.plan))
+    present = set(mapping["columns"])
+    for row in dictionary.preview(present):
+        note = f"  ({row['note']})" if row["note"] else ""
+        described = f"  — {row['description']}" if row["description"] else ""
+        print(f"{row['column']}: {row['sets']}{note}{described}")
+    if args.out is None:
+        print("(nothing written: give --out NEW_PLAN to apply it)")
+        return 0
+    out = Path(args.out)
+    if out.exists():
+        raise DataError(f"{out} exists; give a new file for the filled plan.")
+    filled = dictionary.apply(mapping, present)
+    base = Path(args.plan).resolve().parent
+    plan = loads_plan(json.dumps(filled), "json", base)  # the filled plan is checked whole
+    out.write_text(dumps_plan(plan, "json" if out.suffix.lower() == ".json" else "yaml"), "utf-8")
+    print(f"wrote {out}")
+    return 0

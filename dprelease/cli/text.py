@@ -41,7 +41,7 @@ def summary_text(allocation: PlanAllocation) -> str:
         f"strategy: {allocation.strategy}   confidence: {allocation.confidence:g}\n"
         f"total: epsilon={_budget(total.epsilon)} delta={_budget(total.delta)} "
         f"rho={_budget(total.rho)}"
-        f" ({total.composition} composition)\n"
+        f" ({allocation.accountant.composition_text(total.composition)})\n"
     )
     if allocation.required is not None:
         required = allocation.required

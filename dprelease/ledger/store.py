@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dprelease.accounting.composition import Guarantee, exact_sum, round_up
+from dprelease.accounting.composition import Guarantee
 from dprelease.errors import BudgetError, InternalError, LedgerError
 from dprelease.ledger.accounts import (
     FORMAT,
@@ -60,7 +60,7 @@ from dprelease.ledger.accounts import (
 )
 from dprelease.ledger.backend import Conn, SqliteBackend, is_url
 from dprelease.ledger.invariants import check_invariants_allowed
-from dprelease.ledger.lifetime import curve_of
+from dprelease.ledger.rows import balance_of, entry_of
 from dprelease.ledger.values import (
     DEFAULT_DELTA_CAP,
     Account,
@@ -100,21 +100,6 @@ def _refuse_a_raise(row: Any | None, epsilon: float | None, delta: Any, account:
             "removed: whoever owns the ledger file raises it with "
             f"`dprelease ledger cap --dataset '{account}' --epsilon E`."
         )
-
-
-def _entry(row: Any) -> LedgerEntry:
-    return LedgerEntry(
-        release_id=row["release_id"],
-        dataset=row["dataset"],
-        epsilon=row["epsilon"],
-        delta=row["delta"],
-        rho=row["rho"],
-        accounting=row["accounting"],
-        label=row["label"],
-        tables=tuple(json.loads(row["tables"])),
-        created=row["created"],
-        invariants=tuple(json.loads(row["invariants"] or "[]")),
-    )
 
 
 class Ledger:
@@ -217,23 +202,6 @@ class Ledger:
 
     # --- reading --------------------------------------------------------------------------
 
-    def _balance(self, conn: Conn, dataset: str) -> Balance:
-        dataset = key_of(conn, dataset)
-        cap = conn.execute("SELECT epsilon, delta FROM caps WHERE dataset = ?", (dataset,))
-        cap_row = cap.fetchone()
-        rows = conn.execute(
-            "SELECT epsilon, delta, rho FROM charges WHERE dataset = ?", (dataset,)
-        ).fetchall()
-        cap_delta = cap_row["delta"] if cap_row else None
-        return Balance(
-            cap_epsilon=cap_row["epsilon"] if cap_row else None,
-            cap_delta=DEFAULT_DELTA_CAP if cap_delta is None else cap_delta,
-            spent_epsilon=round_up(exact_sum(row["epsilon"] for row in rows)),
-            spent_delta=round_up(exact_sum(row["delta"] for row in rows)),
-            releases=len(rows),
-            curves=tuple(curve_of(row["epsilon"], row["delta"], row["rho"]) for row in rows),
-        )
-
     def _read(self, query: str, params: tuple[Any, ...]) -> list[Any]:
         with self._connection() as conn, self._guard():
             return list(conn.execute(query, params).fetchall())
@@ -243,7 +211,7 @@ class Ledger:
         check_key(dataset)
         with self._connection() as conn, self._guard():
             conn.begin_read()  # one snapshot for the cap and the charges; WAL: no lock
-            return self._balance(conn, dataset)
+            return balance_of(conn, dataset)
 
     def entries(self, dataset: str) -> list[LedgerEntry]:
         """The account's charges, oldest first."""
@@ -252,11 +220,11 @@ class Ledger:
             conn.begin_read()
             key = key_of(conn, dataset)
             query = f"SELECT * FROM charges WHERE dataset = ? ORDER BY {conn.order}"
-            return [_entry(row) for row in conn.execute(query, (key,)).fetchall()]
+            return [entry_of(row) for row in conn.execute(query, (key,)).fetchall()]
 
     def find(self, release_id: str) -> LedgerEntry | None:
         rows = self._read("SELECT * FROM charges WHERE release_id = ?", (release_id,))
-        return _entry(rows[0]) if rows else None
+        return entry_of(rows[0]) if rows else None
 
     def check(
         self,
@@ -273,7 +241,7 @@ class Ledger:
         with self._connection() as conn, self._guard():
             conn.begin_read()
             account = resolve(conn, dataset, name, legacy, aliases, sketch)
-            problem = shortfall(self._balance(conn, account.key), curve)
+            problem = shortfall(balance_of(conn, account.key), curve)
         if problem is not None:
             raise BudgetError(problem)
 
@@ -369,9 +337,9 @@ class Ledger:
                     "SELECT * FROM charges WHERE release_id = ?", (release_id,)
                 ).fetchone()
                 if first is not None:
-                    raise AlreadyChargedError(_entry(first))
+                    raise AlreadyChargedError(entry_of(first))
                 account = resolve(conn, dataset, name, legacy, aliases, sketch)
-                problem = shortfall(self._balance(conn, account.key), curve)
+                problem = shortfall(balance_of(conn, account.key), curve)
                 if problem is not None:
                     raise BudgetError(problem)
                 check_invariants_allowed(conn, account.key, invariants, allow_invariants)

@@ -268,8 +268,13 @@ def _guarantee(
     budget = plan.budget
     accountant = settled(budget)
     fields = [(c.epsilon, c.delta, c.rho) for c in costs]
+    measured = counts.measurements if counts is not None else ()
     guarantee = accountant.release_guarantee(
-        fields, counts, reservation.delta_left, reservation.alpha
+        fields,
+        None if counts is None else counts.total,
+        [m.rho or 0.0 for m in measured],
+        reservation.delta_left,
+        reservation.alpha,
     )
     if budget.rho is not None and guarantee.rho is not None:
         check_within(Fraction(guarantee.rho), Fraction(budget.rho), "rho")

@@ -159,7 +159,7 @@ PLANS = [
     (  # the accountant registry checks the plan's text once the plan is read (issue 26)
         "unknown accountant",
         "plan.yaml",
-        COLUMNS + TABLES + "budget: {accounting: renyi, epsilon: 1}\n",
+        COLUMNS + TABLES + "budget: {accounting: moments, epsilon: 1}\n",
         "budget.accounting must be one of auto, pure",
     ),
     (

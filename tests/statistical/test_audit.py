@@ -85,6 +85,13 @@ CASES = [
         20_000,
     ),
     ("zcdp-replace", {"accounting": "zcdp", "rho": 1.0, "delta": 1e-10}, "replace", None, 20_000),
+    (  # issue 36: the Rényi accountant draws zCDP's discrete Gaussian from the same shares
+        "renyi-discrete_gaussian",
+        {"accounting": "renyi", "rho": 0.5, "delta": 1e-10},
+        "add_remove",
+        None,
+        20_000,
+    ),
     (
         "zcdp-household",
         {"accounting": "zcdp", "rho": 2.0, "delta": 1e-10},

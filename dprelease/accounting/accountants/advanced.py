@@ -40,6 +40,13 @@ class Advanced(LaplaceTables):
     def target(self, budget: Budget) -> AdvancedTarget:
         return AdvancedTarget(epsilon_of(budget, self.name), delta_of(budget, self.name))
 
+    def composition_text(self, composition: str) -> str:
+        if composition == "basic":  # issue 37: say why advanced reads "basic"
+            return (
+                "basic composition (tighter than advanced composition for these tables, so δ = 0)"
+            )
+        return super().composition_text(composition)
+
     def compose(
         self, target: Target, shares: Sequence[float], deltas: Sequence[float]
     ) -> Guarantee:

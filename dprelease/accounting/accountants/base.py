@@ -23,7 +23,6 @@ from dprelease.accounting.mechanisms import Mechanism, Noise
 from dprelease.errors import BudgetError, InternalError, quote
 
 if TYPE_CHECKING:
-    from dprelease.accounting.allocated import Allocation
     from dprelease.plan.model import Budget
     from dprelease.plan.table_spec import Sensitivity, TableSpec
 
@@ -193,24 +192,30 @@ class Accountant(ABC):
 
     # --- composition --------------------------------------------------------------------------
 
+    def composition_text(self, composition: str) -> str:
+        """How a guarantee of this accountant was composed, for people ("zcdp composition")."""
+        return f"{composition} composition"
+
     def release_guarantee(
         self,
         statistics: Sequence[Fields],
-        counts: Allocation | None,
+        counts: Guarantee | None,
+        count_rhos: Sequence[float],
         delta_left: Fraction | None,
         order: float | None,
     ) -> Guarantee:
         """A whole release's guarantee: the statistics' costs (ε, δ, ρ each) composed with
-        the count tables' own total (`counts.total`), here by adding ε's and δ's (no check
-        against the target). `delta_left`: the δ the discoveries leave for a conversion;
-        `order`: the Rényi order that certified the total budget, where there was one."""
+        the count tables' own total (`counts`; `count_rhos`: each measurement's ρ), here by
+        adding ε's and δ's (no check against the target). `delta_left`: the δ the
+        discoveries leave for a conversion; `order`: the Rényi order that certified the total
+        budget, where there was one."""
         epsilon = exact_sum(e or 0.0 for e, _, _ in statistics)
         delta = exact_sum(d or 0.0 for _, d, _ in statistics)
         composition = "basic"
         if counts is not None:
-            epsilon += Fraction(counts.total.epsilon or 0.0)
-            delta += Fraction(counts.total.delta or 0.0)
-            composition = counts.total.composition
+            epsilon += Fraction(counts.epsilon or 0.0)
+            delta += Fraction(counts.delta or 0.0)
+            composition = counts.composition
         total_delta = round_up(delta) if self.needs_delta else None
         return Guarantee(round_up(epsilon), total_delta, None, composition)
 

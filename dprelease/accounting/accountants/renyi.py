@@ -32,7 +32,6 @@ from dprelease.accounting.composition import (
 
 if TYPE_CHECKING:
     from dprelease.accounting.accountants.base import Accountant
-    from dprelease.accounting.allocated import Allocation
     from dprelease.plan.model import Budget
 
 ORDERS = tuple(1 + 10 ** (k / 20) for k in range(-60, 81))
@@ -72,19 +71,20 @@ class Renyi(Zcdp):
     def release_guarantee(
         self,
         statistics: Sequence[Fields],
-        counts: Allocation | None,
+        counts: Guarantee | None,
+        count_rhos: Sequence[float],
         delta_left: Fraction | None,
         order: float | None,
     ) -> Guarantee:
         """zCDP's guarantee, or the grid's where the statistics' ε-DP curves make it tighter."""
-        zcdp = super().release_guarantee(statistics, counts, delta_left, order)
+        zcdp = super().release_guarantee(statistics, counts, count_rhos, delta_left, order)
         # ε-DP statistics (no δ of their own): their ε beside their ρ
         pure = [(Fraction(e or 0.0), Fraction(r or 0.0)) for e, d, r in statistics if _pure(e, d)]
         if not pure or delta_left is None:
             return replace(zcdp, composition="renyi")
         curves: list[Curve] = [(e, r) for e, r in pure]
         curves += [(None, Fraction(r or 0.0)) for e, d, r in statistics if not _pure(e, d)]
-        curves += [(None, Fraction(m.rho or 0.0)) for m in (counts.measurements if counts else ())]
+        curves += [(None, Fraction(r)) for r in count_rhos]
         found = renyi_epsilon(curves, round_down(delta_left))
         best = zcdp.epsilon if found is None else min(found, zcdp.epsilon)
         return Guarantee(best, zcdp.delta, zcdp.rho, "renyi")

@@ -33,7 +33,6 @@ from dprelease.accounting.splitting import power_split, smallest_share
 from dprelease.errors import BudgetError
 
 if TYPE_CHECKING:
-    from dprelease.accounting.allocated import Allocation
     from dprelease.plan.model import Budget
     from dprelease.plan.table_spec import Sensitivity
 
@@ -165,7 +164,8 @@ class Zcdp(Accountant):
     def release_guarantee(
         self,
         statistics: Sequence[Fields],
-        counts: Allocation | None,
+        counts: Guarantee | None,
+        count_rhos: Sequence[float],
         delta_left: Fraction | None,
         order: float | None,
     ) -> Guarantee:
@@ -174,7 +174,7 @@ class Zcdp(Accountant):
         if delta_left is None:
             raise BudgetError(f"{self.name} accounting needs budget.delta (e.g. delta: 1.0e-10).")
         rhos = [r or 0.0 for _, _, r in statistics]
-        rhos += [m.rho or 0.0 for m in (counts.measurements if counts else ())]
+        rhos += list(count_rhos)
         conversion = round_down(delta_left)
         zcdp = zcdp_guarantee(rhos, conversion, order)
         delta = round_up(Fraction(conversion) + exact_sum(d or 0.0 for _, d, _ in statistics))

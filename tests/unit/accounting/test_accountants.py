@@ -98,7 +98,7 @@ def test_the_plan_keeps_its_text_and_auto_is_a_choice_not_an_accountant() -> Non
 
 
 def test_an_unknown_accountant_is_one_plan_problem() -> None:
-    plan = parse_plan(plan_dict(accounting="renyi"))
+    plan = parse_plan(plan_dict(accounting="moments"))
     with pytest.raises(PlanError, match=r"budget\.accounting must be one of auto, pure"):
         allocate(plan)
 

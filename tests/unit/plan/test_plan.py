@@ -67,7 +67,7 @@ def test_bins_shorthand_and_domain_range():
         (lambda r: r["tables"][0].update(weight=-1), "weight must be"),
         (lambda r: r.update(postprocss={}), "Unknown key 'postprocss'.*Did you mean 'postprocess'"),
         (lambda r: r["budget"].update(acounting="zcdp"), "Did you mean 'accounting'"),
-        (lambda r: r["budget"].update(accounting="renyi"), "accounting must be one of"),
+        (lambda r: r["budget"].update(accounting="moments"), "accounting must be one of"),
         (lambda r: r["tables"].append({"name": "sex", "by": ["race"]}), "used twice"),
         (lambda r: r["tables"].append({"name": "../evil", "by": []}), "not allowed"),
         (lambda r: r["columns"]["race"].update(other="Unknown"), "other label"),
