@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from dprelease.data import formats
 from dprelease.errors import DPReleaseError
 from dprelease.plan.dictionary import read_dictionary
 from ui.markdown import md, md_error
@@ -24,7 +25,9 @@ def dictionary_import_section(ws: Workspace, present: Sequence[str]) -> None:
             "take their codes from it as if you had typed them. You see what it sets first."
         )
         upload = st.file_uploader(
-            "Data dictionary", type=["json", "csv", "txt"], key="dictionary_upload"
+            "Data dictionary",
+            type=[*formats.codebook_types(), "json"],  # a long CSV, or JSON
+            key="dictionary_upload",
         )
         if upload is None:
             return

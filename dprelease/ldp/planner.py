@@ -139,7 +139,9 @@ class LdpPlan:
             f"as central DP (a discrete Laplace histogram): with n = {self.n:,} respondents "
             f"a count is within ±{best.moe:,.4g} ({100 * best.moe / self.n:.3g}% of n) under "
             f"{best.name}, against ±{self.central.moe:,.4g} centrally, at "
-            f"{self.confidence:.0%} confidence."
+            f"{self.confidence:.0%} confidence. The respondents' factor is the margins' ratio "
+            "squared: a local margin, as a share of n, shrinks only with √n, while the central "
+            "one shrinks with n."
         )
 
 

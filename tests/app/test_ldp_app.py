@@ -42,6 +42,7 @@ def test_epsilon_domain_size_and_n_change_the_answer():
     assert answer(app) == plan_ldp(2.0, 100, 70).answer()
     app.number_input(key="ldp_epsilon").set_value(1.0).run()
     assert "you need 87× more respondents" in answer(app)
+    assert "the margins' ratio squared" in answer(app)  # issue 37: why the two numbers differ
 
 
 def test_domain_from_a_plan_column_uses_its_public_domain():
