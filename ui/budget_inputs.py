@@ -13,18 +13,12 @@ from dprelease.accounting.accountants.registry import labels, takes_delta, takes
 from dprelease.errors import PlanError
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.edit import set_budget
-from dprelease.plan.model import Budget, default_of
+from dprelease.plan.model import ALLOCATION_LABELS, STRATEGY_LABELS, Budget, default_of
 from dprelease.plan.table_spec import check_delta
 from ui.markdown import md
 from ui.state import Workspace
 from ui.synced import synced
 
-ALLOCATIONS = {
-    "equal": "equal: every table the same share",
-    "weighted": "weighted: shares follow table weights",
-    "optimal": "optimal: least weighted error of the published tables",
-    "targets": "targets: just enough for each table's accuracy target",
-}
 _SLIDER = tuple(float(f"{v:.2g}") for v in np.geomspace(0.01, 20, 34))
 
 
@@ -76,20 +70,19 @@ def budget_inputs(ws: Workspace) -> None:
     )
     top[1].selectbox(
         "Allocation",
-        list(ALLOCATIONS),
-        index=list(ALLOCATIONS).index(budget.get("allocation", default_of(Budget, "allocation"))),
-        format_func=ALLOCATIONS.__getitem__,
+        list(ALLOCATION_LABELS),
+        index=list(ALLOCATION_LABELS).index(
+            budget.get("allocation", default_of(Budget, "allocation"))
+        ),
+        format_func=ALLOCATION_LABELS.__getitem__,
         key="allocation",
         on_change=lambda: _set(ws, allocation=st.session_state["allocation"]),
     )
     top[3].selectbox(
         "Strategy",
-        ["auto", "workload"],
-        index=["auto", "workload"].index(budget.get("strategy", default_of(Budget, "strategy"))),
-        format_func={
-            "auto": "auto: measure what makes the tables most accurate",
-            "workload": "workload: measure the tables as listed",
-        }.__getitem__,
+        list(STRATEGY_LABELS),
+        index=list(STRATEGY_LABELS).index(budget.get("strategy", default_of(Budget, "strategy"))),
+        format_func=STRATEGY_LABELS.__getitem__,
         key="strategy",
         on_change=lambda: _set(ws, strategy=st.session_state["strategy"]),
         help="auto may measure finer or coarser tables than it publishes and derive the "

@@ -66,7 +66,7 @@ def ldp_plan_view(epsilon: float, domain_size: int, n: int) -> LdpPlan:
         [
             {
                 "protocol": p.name + (" (best)" if p.name == ldp_plan.best else ""),
-                "what it is": p.title + (f", g = {p.g}" if p.name == "OLH" else ""),
+                "what it is": p.title + (f", g = {p.g}" if p.g is not None else ""),
                 "variance of a count near 0": f"{p.variance:,.4g}",
                 "95% margin of error": f"±{p.moe:,.4g}",
             }

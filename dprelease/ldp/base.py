@@ -122,6 +122,7 @@ class FrequencyProtocol(ABC):
 
     name: str
     title: str
+    chooses_g = False  # its hash range g is chosen from ε (then shown beside its accuracy)
 
     @abstractmethod
     def probabilities(self, epsilon: float, d: int) -> Support: ...

@@ -91,7 +91,7 @@ def _plan(args: argparse.Namespace) -> int:
     )
     print(f"{'protocol':<9}{'variance':>14}{'moe':>12}")
     for p in plan.protocols:
-        extra = f"   g={p.g}" if p.name == "OLH" else ""
+        extra = f"   g={p.g}" if p.g is not None else ""
         mark = "   <- best" if p.name == plan.best else ""
         print(f"{p.name:<9}{p.variance:>14.6g}{p.moe:>12.5g}{extra}{mark}")
     c = plan.central

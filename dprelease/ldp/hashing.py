@@ -43,6 +43,10 @@ def bucket(seeds: np.ndarray, value: int | np.ndarray, g: int) -> np.ndarray:
 class LocalHashing(FrequencyProtocol):
     binary: bool
 
+    @property
+    def chooses_g(self) -> bool:  # type: ignore[override]
+        return not self.binary  # binary hashing always has g = 2
+
     def buckets(self, epsilon: float) -> int:
         return 2 if self.binary else round(math.exp(epsilon)) + 1
 

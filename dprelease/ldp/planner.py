@@ -49,7 +49,7 @@ class ProtocolAccuracy:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "variance": self.variance, "moe": self.moe}
-        if self.g is not None and self.name == "OLH":
+        if self.g is not None:  # a hashing protocol's range
             out["g"] = self.g
         return out
 
@@ -81,7 +81,11 @@ def protocol_accuracies(
         variance = support.variance(n)
         out.append(
             ProtocolAccuracy(
-                protocol.name, protocol.title, variance, z * math.sqrt(variance), support.g
+                protocol.name,
+                protocol.title,
+                variance,
+                z * math.sqrt(variance),
+                support.g if protocol.chooses_g else None,
             )
         )
     return tuple(out)

@@ -26,8 +26,18 @@ from dprelease.plan.zeros import StructuralZero, constraint_problems
 
 Allocation = Literal["equal", "weighted", "optimal", "targets"]
 StrategyKind = Literal["auto", "workload"]
-ALLOCATIONS: tuple[Allocation, ...] = ("equal", "weighted", "optimal", "targets")
-STRATEGIES: tuple[StrategyKind, ...] = ("auto", "workload")
+ALLOCATION_LABELS: dict[Allocation, str] = {  # the one list: the plan's words and their texts
+    "equal": "equal: every table the same share",
+    "weighted": "weighted: shares follow table weights",
+    "optimal": "optimal: least weighted error of the published tables",
+    "targets": "targets: just enough for each table's accuracy target",
+}
+STRATEGY_LABELS: dict[StrategyKind, str] = {
+    "auto": "auto: measure what makes the tables most accurate",
+    "workload": "workload: measure the tables as listed",
+}
+ALLOCATIONS: tuple[Allocation, ...] = tuple(ALLOCATION_LABELS)
+STRATEGIES: tuple[StrategyKind, ...] = tuple(STRATEGY_LABELS)
 PLAN_VERSION = 1
 CLAMP_LIMIT = 1e15  # counts are whole numbers far below this; beyond it rounding breaks
 
