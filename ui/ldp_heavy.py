@@ -4,6 +4,8 @@ true top values and the respondents central DP would need for the same accuracy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -18,6 +20,8 @@ from dprelease.ldp.heavy_hitters import (
     true_value_counts,
 )
 from dprelease.ldp.itemsets import SEPARATOR, frequent_itemsets, parse_answers, true_counts
+from dprelease.plan.parse import parse_schema
+from dprelease.plan.schema import with_label
 from ui.markdown import md, md_error, static_table
 from ui.state import Workspace, parsed_table, require_upload
 
@@ -70,6 +74,15 @@ def _hits_table(hits: list[tuple[str, float, float]], flags: tuple[bool, ...], k
     )
 
 
+def _labelled(ws: Workspace, column: str) -> Callable[[str], str]:
+    """How a found value is shown: "label (code)" where the plan labels the column."""
+    try:
+        schema = parse_schema(ws.plan.get("columns", {}))
+    except DPReleaseError:
+        return str
+    return partial(with_label, schema[column]) if column in schema.names else str
+
+
 def render_heavy_hitters(ws: Workspace, epsilon: float) -> None:
     """Heavy hitters of a text column: the values found, precision and recall, central DP."""
     st.subheader("Heavy hitters (write-in answers)")
@@ -90,15 +103,17 @@ def render_heavy_hitters(ws: Workspace, epsilon: float) -> None:
             result = heavy_hitters(values, codes, epsilon, top, length)
             truth = true_value_counts(values, codes, length)
             accuracy = precision_recall([h.value for h in result.top], truth, top)
-            st.session_state[HEAVY_KEY] = (require_upload(ws).sha256, (result, accuracy, top))
+            kept = (result, accuracy, top, column)
+            st.session_state[HEAVY_KEY] = (require_upload(ws).sha256, kept)
         except DPReleaseError as error:
             st.error(md_error(error))
             return
     kept = _kept(ws, HEAVY_KEY)
     if kept is None:
         return
-    result, accuracy, k = kept
-    _hits_table([(h.value, h.estimate, h.moe) for h in result.top], accuracy.in_true_top, k)
+    result, accuracy, k, found_in = kept
+    shown = _labelled(ws, found_in)  # issue 37: the plan's labels, where it declares them
+    _hits_table([(shown(h.value), h.estimate, h.moe) for h in result.top], accuracy.in_true_top, k)
     left, right = st.columns(2)
     left.metric("Precision (confidential)", f"{accuracy.precision:.0%}")
     right.metric("Recall (confidential)", f"{accuracy.recall:.0%}")

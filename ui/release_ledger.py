@@ -68,8 +68,8 @@ def ledger_section(ws: Workspace, plan: Plan) -> Account:
         rows = [
             {
                 "created (UTC)": e.created,
-                "ε": e.epsilon,
-                "δ": e.delta,
+                "ε": budget_text(e.epsilon),  # issue 37: "0", not "0.0e+0", for δ of pure DP
+                "δ": budget_text(e.delta),
                 "accounting": e.accounting,
                 "tables": len(e.tables),
                 "label": e.label,
@@ -80,7 +80,6 @@ def ledger_section(ws: Workspace, plan: Plan) -> Account:
             pd.DataFrame(rows),
             key="ledger_table",
             hide_index=True,
-            column_config={"δ": st.column_config.NumberColumn(format="%.1e")},
         )
     else:
         st.caption("No release from this data set yet.")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from dprelease.plan.model import Plan
-from dprelease.plan.schema import CategoricalColumn
+from dprelease.plan.schema import with_label
 from dprelease.risk.attacks import attacker_view
 from dprelease.risk.classes import RiskInput, risk_input
 from dprelease.risk.generalise import suggest_generalisations
@@ -25,7 +25,7 @@ from ui.state import Workspace
 def shown(plan: Plan | None, name: str) -> Callable[[str], str]:
     """How a value of column `name` is shown: "label (code)" where the plan labels it."""
     column = plan.schema[name] if plan is not None and name in plan.schema else None
-    return column.display if isinstance(column, CategoricalColumn) else str
+    return str if column is None else lambda code: with_label(column, code)
 
 
 def measures_section(

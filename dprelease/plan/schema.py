@@ -44,6 +44,11 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def with_label(column: Column, code: str) -> str:
+    """What the dashboard shows for a code: "label (code)", or the code if unlabelled."""
+    return f"{label} ({code})" if (label := column.label_of(code)) else code
+
+
 def name_codes(codes: Sequence[str], shown: int = 20) -> str:
     """Codes for a message: the first `shown` quoted, then how many more."""
     text = ", ".join(quote(c) for c in codes[:shown])
@@ -148,15 +153,10 @@ class CategoricalColumn:
         """The codebook label of a code's text, or "" when the plan gives it none."""
         return (self.value_labels or {}).get(code, "")
 
-    def display(self, code: str) -> str:
-        """What the dashboard shows for a code: "label (code)", or the code if unlabelled."""
-        label = self.label_of(code)
-        return f"{label} ({code})" if label else code
-
     @property
     def display_labels(self) -> tuple[str, ...]:
         """`display` of every code, in domain order."""
-        return tuple(self.display(code) for code in self.labels)
+        return tuple(with_label(self, code) for code in self.labels)
 
     @property
     def numeric_domain(self) -> bool:

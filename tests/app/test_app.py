@@ -13,6 +13,7 @@ import zipfile
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dprelease.budget_text import budget_text
 from dprelease.ledger.store import Ledger
 from dprelease.plan.edit import set_budget
 from dprelease.plan.yaml_text import plan_yaml
@@ -245,6 +246,10 @@ def test_journey_preview_then_release_charged_exactly_once(ledger_file):
     assert len(Ledger(ledger_file).entries(records_key(ws))) == 1
     assert release_downloads(app)
     assert Ledger(ledger_file).balance(records_key(ws)).spent_epsilon == entries[0].epsilon
+    history = next(d.value for d in app.dataframe if "accounting" in d.value.columns)
+    if entries[0].delta == 0:  # issue 37: a pure release's δ reads "0", never "0.0e+0"
+        assert history["δ"].tolist() == ["0"]
+    assert history["ε"].tolist() == [budget_text(entries[0].epsilon)]
 
 
 def test_budget_meter_shows_what_the_ledger_holds_for_this_data(ledger_file):

@@ -96,3 +96,22 @@ def test_release_page_refuses_rows_in_a_structural_zero_and_charges_nothing(ledg
     assert "Nothing was charged" in errors[0] and "16275" not in errors[0].replace(",", "")
     assert workspace(app).release is None
     assert Ledger(ledger_file).entries(records_key(workspace(app))) == []
+
+
+def test_the_zero_picker_shows_the_declared_labels():
+    """Issue 37: the structural-zero pickers and the list of zeros show "label (code)"."""
+    app = go(open_app(), "pages/tables.py")
+    ws = workspace(app)
+    plan = copy.deepcopy(ws.plan)
+    plan["columns"]["tenure"]["labels"] = {"Owner": "Owns the home"}
+    ws.plan = plan
+    app.run()
+    app.multiselect(key="zero_columns").set_value(["tenure", "sex"]).run()
+    assert "Owns the home (Owner)" in app.multiselect(key="zero_values_tenure").options
+    assert "Renter" in app.multiselect(key="zero_values_tenure").options
+    app.multiselect(key="zero_values_tenure").set_value(["Owner"])
+    app.multiselect(key="zero_values_sex").set_value(["Female"])
+    app.button(key="add_zero").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert workspace(app).plan["structural_zeros"] == [{"tenure": ["Owner"], "sex": ["Female"]}]
+    assert any("tenure in Owns the home (Owner)" in m.value for m in app.markdown)

@@ -47,7 +47,8 @@ def test_heavy_hitters_of_the_sample_are_drawn_on_click_with_precision_and_recal
     assert "ldp_heavy_hitters" not in app.session_state
     app.button(key="ldp_hh_run").click().run()
     assert not app.exception and not app.error, texts(app.error)
-    result, accuracy, k = app.session_state["ldp_heavy_hitters"][1]
+    result, accuracy, k, column = app.session_state["ldp_heavy_hitters"][1]
+    assert column == "education"
     assert k == 3 and 1 <= len(result.top) <= 3
     # the figure is the page's own arithmetic on the secure draw: found values that are true top
     # values, over the values found (the draw is not seeded, so its value is not fixed)
@@ -90,3 +91,24 @@ def test_itemsets_of_a_set_valued_column_and_a_one_line_error():
     assert len(app.error) == 1 and "separated by ';' only" in app.error[0].value
     assert not app.metric
     assert "\n" not in app.error[0].value
+
+
+def test_heavy_hitters_show_the_plans_labels():
+    """Issue 37: a found value of a column the plan labels reads "label (code)"."""
+    app = open_page()
+    ws = app.session_state["workspace"]
+    plan = dict(ws.plan)
+    education = dict(plan["columns"]["education"])
+    education["labels"] = {code: f"level {code}" for code in education["domain"]}
+    plan["columns"] = {**plan["columns"], "education": education}
+    ws.plan = plan
+    app.selectbox(key="ldp_hh_column").set_value("education").run()
+    app.number_input(key="ldp_epsilon").set_value(5.0).run()
+    app.button(key="ldp_hh_run").click().run()
+    assert not app.exception and not app.error, texts(app.error)
+    result = app.session_state["ldp_heavy_hitters"][1][0]
+    found = next(t.value for t in app.table if "value" in t.value.columns)
+    codes = set(education["domain"])  # a value cut to max_length bytes is no code: as found
+    expected = [f"level {h.value} ({h.value})" if h.value in codes else h.value for h in result.top]
+    assert found["value"].tolist() == expected
+    assert any(h.value in codes for h in result.top)
