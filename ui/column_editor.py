@@ -14,6 +14,7 @@ from dprelease.data.columns import float_values
 from dprelease.data.domains import domain_from_data
 from dprelease.data.report import ColumnReport
 from dprelease.errors import DPReleaseError, quote
+from dprelease.plan.codebook_csv import read_codebook
 from dprelease.plan.edit import (
     bins_from_data,
     check_column,
@@ -23,7 +24,6 @@ from dprelease.plan.edit import (
     parse_domain_text,
     parse_edges,
     parse_labels_text,
-    read_codebook,
     set_categorical,
     set_numeric,
 )

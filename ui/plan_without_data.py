@@ -13,7 +13,8 @@ import streamlit as st
 
 from dprelease.data import formats
 from dprelease.errors import DPReleaseError, PlanError, quote
-from dprelease.plan.edit import check_column, read_codebook, set_categorical
+from dprelease.plan.codebook_csv import read_codebook
+from dprelease.plan.edit import check_column, set_categorical
 from dprelease.plan.schema import RESERVED_NAME
 from ui.markdown import md, md_error
 from ui.state import Workspace

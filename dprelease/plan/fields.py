@@ -10,17 +10,11 @@ from typing import Any, TypeVar
 
 from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.model import Budget, Postprocess, did_you_mean, keys_of
-from dprelease.plan.schema import (
-    DECLARED_SOURCES,
-    CategoricalColumn,
-    Column,
-    NumericColumn,
-    format_number,
-    is_number,
-)
+from dprelease.plan.schema import DECLARED_SOURCES, CategoricalColumn, Column, NumericColumn
 from dprelease.plan.stat_spec import parse_discover, parse_stat
 from dprelease.plan.statistic import DISCOVERED, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Target, Unit
+from dprelease.plan.values_text import format_number, is_number
 
 T = TypeVar("T")
 TOP_KEYS = (

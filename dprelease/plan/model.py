@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from dprelease.errors import PlanError, quote
 from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
-from dprelease.plan.schema import Schema, is_number
+from dprelease.plan.schema import Schema
 from dprelease.plan.statistic import Discovery, StatisticTable, statistic_problems
 from dprelease.plan.table_spec import (
     Neighbors,
@@ -22,6 +22,7 @@ from dprelease.plan.table_spec import (
     check_budget_number,
     check_delta,
 )
+from dprelease.plan.values_text import is_number
 from dprelease.plan.zeros import StructuralZero, constraint_problems
 
 Allocation = Literal["equal", "weighted", "optimal", "targets"]

@@ -21,6 +21,7 @@ import numpy as np
 
 from dprelease.errors import PlanError, quote
 from dprelease.limits import MAX_VALUE_LABEL
+from dprelease.plan.values_text import format_number, is_number, name_codes
 
 DomainValue = str | int | float
 DomainSource = Literal["plan", "data", "discovered", "value_labels"]  # discovered: issue 16
@@ -31,28 +32,9 @@ LABEL_SUFFIX = "_label"  # the released tables' column of value labels after a c
 MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` label
 
 
-def format_number(value: int | float) -> str:
-    """The text of a plan number as written in the plan: 18 stays "18", 2.5 stays "2.5"."""
-    if isinstance(value, bool):
-        raise PlanError(f"Expected a number, got {quote(value)}.")
-    # int stays "18"; a float keeps the decimal point the plan wrote ("18.0", "2.5").
-    return str(value) if isinstance(value, int) else repr(value)
-
-
-def is_number(value: object) -> bool:
-    """True for int and float plan values, False for bool and everything else."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def with_label(column: Column, code: str) -> str:
     """What the dashboard shows for a code: "label (code)", or the code if unlabelled."""
     return f"{label} ({code})" if (label := column.label_of(code)) else code
-
-
-def name_codes(codes: Sequence[str], shown: int = 20) -> str:
-    """Codes for a message: the first `shown` quoted, then how many more."""
-    text = ", ".join(quote(c) for c in codes[:shown])
-    return text + (f" and {len(codes) - shown} more" if len(codes) > shown else "")
 
 
 @dataclass(frozen=True)

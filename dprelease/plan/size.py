@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from dprelease.errors import PlanError
-from dprelease.plan.schema import is_number
+from dprelease.plan.values_text import is_number
 
 _CAP = 10**18  # counts stop growing here: enough to compare with any limit, cheap to print
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dprelease.errors import PlanError, quote
-from dprelease.plan.schema import CategoricalColumn, Schema, format_number, is_number
+from dprelease.plan.schema import CategoricalColumn, Schema
 from dprelease.plan.subtables import (
     ancestors,
     cell_map,
@@ -33,6 +33,7 @@ from dprelease.plan.subtables import (
     partial_columns,
     reduce_key,
 )
+from dprelease.plan.values_text import format_number, is_number
 
 if TYPE_CHECKING:
     from dprelease.plan.table_spec import TableSpec

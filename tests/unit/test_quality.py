@@ -28,9 +28,6 @@ def test_mypy_is_clean():
 MAX_MODULE_LINES = 400
 LONGER_TODAY = {  # issue 36: to be split; each may shrink, none may grow
     "dprelease/plan/stat_spec.py": 496,
-    "dprelease/plan/edit.py": 430,
-    "dprelease/plan/parse.py": 423,
-    "dprelease/plan/schema.py": 412,
 }
 
 

@@ -12,14 +12,13 @@ import yaml
 from dprelease.data.count import count, load_data
 from dprelease.errors import PlanError
 from dprelease.limits import MAX_VALUE_LABEL
+from dprelease.plan.codebook_csv import parse_codebook, read_codebook
 from dprelease.plan.edit import (
     check_column,
     empty_plan,
     kept_labels,
     labels_text,
-    parse_codebook,
     parse_labels_text,
-    read_codebook,
     set_categorical,
 )
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan, plan_to_dict

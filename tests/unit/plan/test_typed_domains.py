@@ -6,7 +6,8 @@ import pyarrow as pa
 import yaml
 
 from dprelease.data.domains import domain_from_data
-from dprelease.plan.edit import parse_domain_text, read_codebook
+from dprelease.plan.codebook_csv import read_codebook
+from dprelease.plan.edit import parse_domain_text
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan, plan_to_dict
 
 

@@ -21,6 +21,7 @@ from dprelease.accounting.tradeoffs import (
 from dprelease.data.coverage import domain_coverage
 from dprelease.data.domains import domain_from_data
 from dprelease.errors import PlanError
+from dprelease.plan.codebook_csv import parse_codebook
 from dprelease.plan.edit import (
     add_every_k_way,
     add_table,
@@ -28,7 +29,6 @@ from dprelease.plan.edit import (
     check_column,
     empty_plan,
     ignore_column,
-    parse_codebook,
     parse_domain_text,
     parse_edges,
     remove_table,
