@@ -27,12 +27,13 @@ from dprelease.plan.edit import (
     set_categorical,
     set_numeric,
 )
+from dprelease.plan.schema import COLUMN_KINDS
 from dprelease.plan.statistic_edit import discover_of, set_discovered
 from ui.declared_labels import declared_labels_section
 from ui.markdown import md, md_error
 from ui.state import Workspace
 
-KINDS = ("ignore", "categorical", "numeric")
+KINDS = ("ignore", *COLUMN_KINDS)  # "ignore": not in the plan (the dashboard's own choice)
 _LEAK_WARNING = (
     "Taking the domain from the data reveals which values occur (a rare category shows that "
     "someone has it). The release metadata will say the domain came from the data."

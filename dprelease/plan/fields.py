@@ -10,7 +10,13 @@ from typing import Any, TypeVar
 
 from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.model import Budget, Postprocess, did_you_mean, keys_of
-from dprelease.plan.schema import DECLARED_SOURCES, CategoricalColumn, Column, NumericColumn
+from dprelease.plan.schema import (
+    COLUMN_KINDS,
+    DECLARED_SOURCES,
+    CategoricalColumn,
+    Column,
+    NumericColumn,
+)
 from dprelease.plan.stat_spec import parse_discover, parse_stat
 from dprelease.plan.statistic import DISCOVERED, StatisticTable
 from dprelease.plan.table_spec import TableSpec, Target, Unit
@@ -216,8 +222,8 @@ def parse_column(name: str, raw: Mapping[str, Any], bag: Collector) -> Column | 
             )
         )
     bag.problems.append(
-        f"{where}: kind must be 'categorical' or 'numeric', got {quote(kind)}."
-        + did_you_mean(str(kind), ["categorical", "numeric"])
+        f"{where}: kind must be {' or '.join(map(quote, COLUMN_KINDS))}, got {quote(kind)}."
+        + did_you_mean(str(kind), list(COLUMN_KINDS))
     )
     return None
 

@@ -30,6 +30,7 @@ DECLARED_SOURCES = ("plan", "data", "value_labels")  # what a plan may write (is
 RESERVED_NAME = "count"  # the released tables' count column
 LABEL_SUFFIX = "_label"  # the released tables' column of value labels after a code column
 MISSING_CODE = -1  # a row whose value is outside the domain and has no `other` label
+COLUMN_KINDS = ("categorical", "numeric")  # a plan column's `kind` (issue 36: listed once)
 
 
 def with_label(column: Column, code: str) -> str:

@@ -7,12 +7,14 @@ import ast
 
 from dprelease.accounting.accountants.registry import ACCOUNTANTS
 from dprelease.plan.model import ALLOCATIONS, STRATEGIES
+from dprelease.plan.schema import COLUMN_KINDS
 from helpers import ROOT
 
 VOCABULARIES = {
     "allocations": set(ALLOCATIONS),
     "strategies": set(STRATEGIES),
     "accountants": set(ACCOUNTANTS),
+    "column kinds": set(COLUMN_KINDS),
 }
 
 
