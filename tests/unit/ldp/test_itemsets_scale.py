@@ -28,7 +28,9 @@ def test_two_thousand_answers_of_a_thousand_distinct_items_take_seconds():
     started = time.process_time()
     answers = parse_answers(texts, np.arange(len(texts)), "langs", 16)
     result = frequent_itemsets(answers, 2.0, rng=np.random.default_rng(3))
-    assert time.process_time() - started < 10  # was 30 s here, before the fix
+    # CPU of every thread (arrow's too): 3.4 s alone, 11 s beside the suite's other worker;
+    # before the fix, 30 s of one thread alone
+    assert time.process_time() - started < 20
     assert len(answers.items) > 800_000 and result.pad_length >= 1
 
 
