@@ -79,5 +79,5 @@ def test_a_fit_that_fits_with_fewer_rounds_runs_them_in_seconds():
     }
     started = time.process_time()
     tables = fit_cliques(plan, tree, released, rng)
-    assert time.process_time() - started < 10
+    assert time.process_time() - started < 20  # 3.4 s alone; 500 rounds took about 27 s
     assert tables[0].sum() == 10_000 or tables[0].sum() > 0
