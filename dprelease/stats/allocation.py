@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
+from dprelease.accounting.accountants.base import ReleaseParts
 from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.accounting.accountants.registry import first, forced, is_auto, settled
 from dprelease.accounting.allocated import Allocation
@@ -269,13 +270,14 @@ def _guarantee(
     accountant = settled(budget)
     fields = [(c.epsilon, c.delta, c.rho) for c in costs]
     measured = counts.measurements if counts is not None else ()
-    guarantee = accountant.release_guarantee(
-        fields,
-        None if counts is None else counts.total,
-        [m.rho or 0.0 for m in measured],
-        reservation.delta_left,
-        reservation.alpha,
+    parts = ReleaseParts(
+        statistics=fields,
+        counts=None if counts is None else counts.total,
+        count_rhos=[m.rho or 0.0 for m in measured],
+        delta_left=reservation.delta_left,
+        order=reservation.alpha,
     )
+    guarantee = accountant.release_guarantee(parts)
     if budget.rho is not None and guarantee.rho is not None:
         check_within(Fraction(guarantee.rho), Fraction(budget.rho), "rho")
     if budget.epsilon is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -29,6 +29,17 @@ if TYPE_CHECKING:
 Unit = Literal["epsilon", "rho"]
 Shape = Literal["laplace", "gaussian"]  # the strategy's error model: L1 or L2 noise
 Fields = tuple[float | None, float | None, float | None]  # (ε, δ, ρ) of one measurement
+
+
+@dataclass(frozen=True)
+class ReleaseParts:
+    """What a whole release is composed of, for `Accountant.release_guarantee`."""
+
+    statistics: Sequence[Fields]  # each statistic's cost (ε, δ, ρ)
+    counts: Guarantee | None  # the count tables' own total (None: no count table)
+    count_rhos: Sequence[float]  # each count measurement's ρ
+    delta_left: Fraction | None  # the δ the discoveries leave for a conversion
+    order: float | None  # the Rényi order that certified the total budget, if one did
 
 
 class Target(ABC):
@@ -196,26 +207,16 @@ class Accountant(ABC):
         """How a guarantee of this accountant was composed, for people ("zcdp composition")."""
         return f"{composition} composition"
 
-    def release_guarantee(
-        self,
-        statistics: Sequence[Fields],
-        counts: Guarantee | None,
-        count_rhos: Sequence[float],
-        delta_left: Fraction | None,
-        order: float | None,
-    ) -> Guarantee:
-        """A whole release's guarantee: the statistics' costs (ε, δ, ρ each) composed with
-        the count tables' own total (`counts`; `count_rhos`: each measurement's ρ), here by
-        adding ε's and δ's (no check against the target). `delta_left`: the δ the
-        discoveries leave for a conversion; `order`: the Rényi order that certified the total
-        budget, where there was one."""
-        epsilon = exact_sum(e or 0.0 for e, _, _ in statistics)
-        delta = exact_sum(d or 0.0 for _, d, _ in statistics)
+    def release_guarantee(self, parts: ReleaseParts) -> Guarantee:
+        """A whole release's guarantee: the statistics' costs composed with the count tables'
+        own total, here by adding ε's and δ's (no check against the target)."""
+        epsilon = exact_sum(e or 0.0 for e, _, _ in parts.statistics)
+        delta = exact_sum(d or 0.0 for _, d, _ in parts.statistics)
         composition = "basic"
-        if counts is not None:
-            epsilon += Fraction(counts.epsilon or 0.0)
-            delta += Fraction(counts.delta or 0.0)
-            composition = counts.composition
+        if parts.counts is not None:
+            epsilon += Fraction(parts.counts.epsilon or 0.0)
+            delta += Fraction(parts.counts.delta or 0.0)
+            composition = parts.counts.composition
         total_delta = round_up(delta) if self.needs_delta else None
         return Guarantee(round_up(epsilon), total_delta, None, composition)
 

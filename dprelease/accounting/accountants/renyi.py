@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from dprelease.accounting.accountants.base import Fields, Target
+from dprelease.accounting.accountants.base import ReleaseParts, Target
 from dprelease.accounting.accountants.zcdp import Zcdp, ZcdpTarget
 from dprelease.accounting.composition import (
     Guarantee,
@@ -68,24 +68,18 @@ class Renyi(Zcdp):
     ) -> Guarantee:
         return replace(super().required(target, shares, deltas), composition="renyi")
 
-    def release_guarantee(
-        self,
-        statistics: Sequence[Fields],
-        counts: Guarantee | None,
-        count_rhos: Sequence[float],
-        delta_left: Fraction | None,
-        order: float | None,
-    ) -> Guarantee:
+    def release_guarantee(self, parts: ReleaseParts) -> Guarantee:
         """zCDP's guarantee, or the grid's where the statistics' ε-DP curves make it tighter."""
-        zcdp = super().release_guarantee(statistics, counts, count_rhos, delta_left, order)
+        zcdp = super().release_guarantee(parts)
+        statistics = parts.statistics
         # ε-DP statistics (no δ of their own): their ε beside their ρ
         pure = [(Fraction(e or 0.0), Fraction(r or 0.0)) for e, d, r in statistics if _pure(e, d)]
-        if not pure or delta_left is None:
+        if not pure or parts.delta_left is None:
             return replace(zcdp, composition="renyi")
         curves: list[Curve] = [(e, r) for e, r in pure]
         curves += [(None, Fraction(r or 0.0)) for e, d, r in statistics if not _pure(e, d)]
-        curves += [(None, Fraction(r)) for r in count_rhos]
-        found = renyi_epsilon(curves, round_down(delta_left))
+        curves += [(None, Fraction(r)) for r in parts.count_rhos]
+        found = renyi_epsilon(curves, round_down(parts.delta_left))
         best = zcdp.epsilon if found is None else min(found, zcdp.epsilon)
         return Guarantee(best, zcdp.delta, zcdp.rho, "renyi")
 

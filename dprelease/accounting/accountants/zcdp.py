@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from dprelease.accounting.accountants.base import Accountant, Fields, Target
+from dprelease.accounting.accountants.base import Accountant, ReleaseParts, Target
 from dprelease.accounting.accountants.pure import delta_of, epsilon_of
 from dprelease.accounting.composition import (
     Guarantee,
@@ -161,23 +161,16 @@ class Zcdp(Accountant):
     ) -> Guarantee:
         return zcdp_guarantee(shares, _delta(target))
 
-    def release_guarantee(
-        self,
-        statistics: Sequence[Fields],
-        counts: Guarantee | None,
-        count_rhos: Sequence[float],
-        delta_left: Fraction | None,
-        order: float | None,
-    ) -> Guarantee:
+    def release_guarantee(self, parts: ReleaseParts) -> Guarantee:
         """ρ adds up over statistics and tables; converted once at the δ the discoveries
         leave, and their δ's added to it."""
-        if delta_left is None:
+        if parts.delta_left is None:
             raise BudgetError(f"{self.name} accounting needs budget.delta (e.g. delta: 1.0e-10).")
-        rhos = [r or 0.0 for _, _, r in statistics]
-        rhos += list(count_rhos)
-        conversion = round_down(delta_left)
-        zcdp = zcdp_guarantee(rhos, conversion, order)
-        delta = round_up(Fraction(conversion) + exact_sum(d or 0.0 for _, d, _ in statistics))
+        rhos = [r or 0.0 for _, _, r in parts.statistics] + list(parts.count_rhos)
+        conversion = round_down(parts.delta_left)
+        zcdp = zcdp_guarantee(rhos, conversion, parts.order)
+        spent = exact_sum(d or 0.0 for _, d, _ in parts.statistics)
+        delta = round_up(Fraction(conversion) + spent)
         return Guarantee(zcdp.epsilon, delta, zcdp.rho, "zcdp")
 
     def checked(
