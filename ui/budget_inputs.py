@@ -5,16 +5,17 @@ one-line error and the plan keeps its last good value."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dprelease.accounting.accountants.registry import labels, takes_delta, takes_rho
 from dprelease.errors import PlanError
-from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.edit import set_budget
 from dprelease.plan.model import ALLOCATION_LABELS, STRATEGY_LABELS, Budget, default_of
-from dprelease.plan.table_spec import check_delta
+from dprelease.plan.table_spec import check_delta, check_epsilon, check_rho
 from ui.markdown import md
 from ui.state import Workspace
 from ui.synced import synced
@@ -111,64 +112,64 @@ def budget_inputs(ws: Workspace) -> None:
     )
     row = st.columns([3, 1, 1])
     if use_rho:
-
-        def on_rho() -> None:
-            value = _number(st.session_state["rho_box"])
-            if value is None or not 0 < value <= RHO_LIMIT:
-                _refuse(
-                    ws,
-                    f"ρ must be a number above 0 and at most {RHO_LIMIT:g} (e.g. 0.01); "
-                    "it is unchanged.",
-                )
-            else:
-                _set(ws, rho=value, epsilon=None)
-
-        synced("rho_box", f"{rho:g}")
-        row[1].text_input("ρ (exact)", key="rho_box", on_change=on_rho)
+        _rho_box(ws, row[1], rho)
     else:
-        current = float(epsilon or 1.0)
-
-        def on_slider() -> None:
-            _set(ws, epsilon=st.session_state["epsilon_slider"])
-
-        def on_box() -> None:
-            value = _number(st.session_state["epsilon_box"])
-            if value is None or not 0 < value <= EPSILON_LIMIT:
-                _refuse(
-                    ws,
-                    f"ε must be a number greater than 0 and at most {EPSILON_LIMIT:g} (e.g. 1; "
-                    "beyond it a guarantee means nothing); it is unchanged.",
-                )
-            else:
-                _set(ws, epsilon=value)
-
-        synced("epsilon_slider", current)
-        synced("epsilon_box", f"{current:g}")
-        row[0].select_slider(
-            "Total ε (log scale)",
-            options=_slider_options(current),
-            key="epsilon_slider",
-            on_change=on_slider,
-            format_func=lambda v: f"{v:g}",
-        )
-        row[1].text_input("ε (exact)", key="epsilon_box", on_change=on_box)
+        _epsilon_inputs(ws, row[0], row[1], float(epsilon or 1.0))
     if takes_delta(accounting):
-
-        def on_delta() -> None:
-            value = _number(st.session_state["delta_box"])
-            try:
-                check_delta(math.nan if value is None else value, "δ")
-            except PlanError as error:
-                _refuse(ws, f"{error} It is unchanged.")
-            else:
-                _set(ws, delta=value)
-
-        synced("delta_box", f"{budget.get('delta', 1e-10):.3g}")  # 1.11e-09, not 0.000000001
-        row[2].text_input(
-            "δ",
-            key="delta_box",
-            on_change=on_delta,
-            help="The chance the guarantee fails outright; keep it far below 1 / rows.",
-        )
+        _delta_box(ws, row[2], budget.get("delta", 1e-10))
     if ws.memo.budget_error:
         st.error(md(ws.memo.budget_error))
+
+
+def _checked_box(
+    ws: Workspace, field: str, check: Callable[[float, str], None], what: str, **also: object
+) -> None:
+    """Keep the number typed in box `{field}_box` as the budget's `field` (with the changes
+    `also`) if the plan's own `check` takes it; else say why in the plan's one line and keep the
+    last good value."""
+    value = _number(st.session_state[f"{field}_box"])
+    try:
+        check(math.nan if value is None else value, what)
+    except PlanError as error:
+        _refuse(ws, f"{error} It is unchanged.")
+    else:
+        _set(ws, **{field: value}, **also)
+
+
+def _rho_box(ws: Workspace, box: DeltaGenerator, rho: float) -> None:
+    synced("rho_box", f"{rho:g}")
+    box.text_input(
+        "ρ (exact)",
+        key="rho_box",
+        on_change=lambda: _checked_box(ws, "rho", check_rho, "ρ", epsilon=None),
+    )
+
+
+def _epsilon_inputs(
+    ws: Workspace, slider: DeltaGenerator, box: DeltaGenerator, current: float
+) -> None:
+    """The total ε: a log slider and an exact box, kept in step."""
+    synced("epsilon_slider", current)
+    synced("epsilon_box", f"{current:g}")
+    slider.select_slider(
+        "Total ε (log scale)",
+        options=_slider_options(current),
+        key="epsilon_slider",
+        on_change=lambda: _set(ws, epsilon=st.session_state["epsilon_slider"]),
+        format_func=lambda v: f"{v:g}",
+    )
+    box.text_input(
+        "ε (exact)",
+        key="epsilon_box",
+        on_change=lambda: _checked_box(ws, "epsilon", check_epsilon, "ε"),
+    )
+
+
+def _delta_box(ws: Workspace, box: DeltaGenerator, delta: float) -> None:
+    synced("delta_box", f"{delta:.3g}")  # 1.11e-09, not 0.000000001
+    box.text_input(
+        "δ",
+        key="delta_box",
+        on_change=lambda: _checked_box(ws, "delta", check_delta, "δ"),
+        help="The chance the guarantee fails outright; keep it far below 1 / rows.",
+    )

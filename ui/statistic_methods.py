@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dprelease.plan.stat_kinds import UNBOUNDED
 from dprelease.stats.allocation import PlanAllocation
 from ui.markdown import md
 
@@ -24,8 +25,8 @@ def render_statistic_methods(allocation: PlanAllocation) -> None:
         st.markdown(
             "**How each statistic is computed**\n\n" + "\n".join(f"- {line}" for line in lines)
         )
+        unbounded = " or ".join(f"{method} (a {kind})" for kind, method in UNBOUNDED.items())
         st.caption(
-            "Set a quantile's or a mean's `method` in the plan (or when adding it on the "
-            "Tables page): smooth_sensitivity (a quantile) or sample_and_aggregate (a mean) "
-            "need no clamping bounds; the default clamps to the bounds."
+            "Set a statistic's `method` in the plan (or when adding it on the Tables page): "
+            f"{md(unbounded)} need no clamping bounds; the default clamps to the bounds."
         )

@@ -10,8 +10,9 @@ import streamlit as st
 
 from dprelease.errors import PlanError
 from dprelease.plan.model import Plan
-from dprelease.plan.stat_spec import QuantileSpec, RobustSpec
+from dprelease.plan.stat_text import value_heads
 from dprelease.plan.statistic_edit import set_quantile_resolution
+from dprelease.plan.summary_spec import QuantileSpec
 from dprelease.release.draw import Preview
 from dprelease.stats.allocation import PlanAllocation
 from dprelease.stats.entry import StatisticBudget, statistic_error_curve
@@ -37,11 +38,7 @@ def show_preview_statistics(preview: Preview) -> None:
         cells = itertools.product(*(schema[c].display_labels for c in statistic.by))
         labels = [" × ".join(cell) for cell in cells] if statistic.by else ["(all)"]
         values = released.values.reshape(len(labels), -1)
-        stat = statistic.stat
-        if isinstance(stat, QuantileSpec | RobustSpec) and stat.kind == "quantile":
-            heads = [f"q = {float(q):g}" for q in stat.quantiles]
-        else:
-            heads = [statistic.stat.kind]
+        heads = value_heads(statistic.stat)
         errors = preview.statistic_errors.get(statistic.name) or [{} for _ in labels]
         rows = [
             {"cell": label, **dict(zip(heads, map(float, row), strict=True)), **error}

@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dprelease.errors import PlanError, quote
-from dprelease.limits import EPSILON_LIMIT, RHO_LIMIT
 from dprelease.plan.schema import Schema
 from dprelease.plan.statistic import Discovery, StatisticTable, statistic_problems
 from dprelease.plan.table_spec import (
     Neighbors,
     TableSpec,
     Unit,
-    check_budget_number,
     check_delta,
+    check_epsilon,
+    check_rho,
 )
 from dprelease.plan.values_text import is_number
 from dprelease.plan.zeros import StructuralZero, constraint_problems
@@ -71,13 +71,13 @@ class Budget:
                 f"got {quote(self.allocation)}."
             )
         if self.epsilon is not None:
-            check_budget_number(self.epsilon, "budget.epsilon", upper=EPSILON_LIMIT)
+            check_epsilon(self.epsilon, "budget.epsilon")
         if self.strategy not in STRATEGIES:
             raise PlanError(
                 f"strategy must be one of {', '.join(STRATEGIES)}, got {quote(self.strategy)}."
             )
         if self.rho is not None:
-            check_budget_number(self.rho, "budget.rho", upper=RHO_LIMIT)
+            check_rho(self.rho, "budget.rho")
         if self.epsilon is None and self.rho is None:
             raise PlanError("budget needs epsilon (or rho under zcdp): the total to spend.")
         if self.epsilon is not None and self.rho is not None:

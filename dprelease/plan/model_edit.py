@@ -11,9 +11,10 @@ from typing import Any
 
 from dprelease.errors import PlanError, quote
 from dprelease.plan.edit import PlanDict
-from dprelease.plan.model_spec import parse_model
+from dprelease.plan.model_spec import FAMILIES, parse_model
 
-MODEL_KINDS = ("linear regression", "logistic regression", "pca")
+MODEL_KINDS = (*(f"{family} regression" for family in FAMILIES), "pca")
+"""The dashboard's model choices: a regression of each family (`model_spec.FAMILIES`), a PCA."""
 
 
 def parse_names(text: str) -> list[str]:

@@ -29,146 +29,32 @@ from fractions import Fraction
 from typing import Any
 
 from dprelease.errors import PlanError, quote
-from dprelease.limits import QUANTILE_MAX_CANDIDATES
 from dprelease.plan.bounds import BOUND_LIMIT, parse_bounds, parse_number
 from dprelease.plan.model_spec import (
     MODEL_METHODS,
     PcaSpec,
     RegressionSpec,
-    model_label,
-    model_rule,
     model_to_dict,
     parse_model,
 )
-
-QUANTILE_DENOMINATOR = 10_000  # q is a multiple of 1/10,000: OpenDP represents it exactly
-MAX_CANDIDATES = QUANTILE_MAX_CANDIDATES
-MAX_QUANTILES = 20
-
-METHODS: dict[str, tuple[str, ...]] = {
-    "quantile": ("exponential", "smooth_sensitivity"),
-    "sum": ("clamped",),
-    "mean": ("clamped", "sample_and_aggregate"),
-    **MODEL_METHODS,  # regression (linear, logistic) and pca: `model_spec` (issue 28.4)
-}
-"""Each kind's methods, its default first (left out of a written plan); `dprelease.stats.
-registry` has one object per pair."""
-
-
-def _column(raw: object, what: str) -> str:
-    if not isinstance(raw, str) or not raw:
-        raise PlanError(f"{what} must be a column name, got {quote(raw)}.")
-    return raw
-
-
-def quantile_fraction(q: float) -> Fraction:
-    """q as the exact fraction k/10,000 (refused if q is not such a multiple, or not in (0, 1))."""
-    scaled = round(q * QUANTILE_DENOMINATOR)
-    if not 0 < scaled < QUANTILE_DENOMINATOR or abs(q * QUANTILE_DENOMINATOR - scaled) > 1e-6:
-        raise PlanError(
-            f"A quantile must lie strictly between 0 and 1 with at most 4 decimals "
-            f"(e.g. 0.5, 0.25, 0.9), got {quote(q)}."
-        )
-    return Fraction(scaled, QUANTILE_DENOMINATOR)
-
-
-@dataclass(frozen=True)
-class QuantileSpec:
-    """Quantiles q_1 < … < q_k of `column`, chosen from the public grid lo, lo+step, …, ≤ hi.
-
-    `grid_step` is the plan's `resolution`: the distance between the candidates."""
-
-    column: str
-    quantiles: tuple[Fraction, ...]
-    lo: float
-    hi: float
-    grid_step: float
-    method: str = METHODS["quantile"][0]
-
-    def __post_init__(self) -> None:
-        _check_method("quantile", self.method)
-        if not 1 <= len(self.quantiles) <= MAX_QUANTILES:
-            raise PlanError(f"A quantile statistic takes 1 to {MAX_QUANTILES} quantiles.")
-        if list(self.quantiles) != sorted(set(self.quantiles)):
-            raise PlanError("The quantiles of one statistic must be distinct and increasing.")
-        if not (self.grid_step > 0 and math.isfinite(self.grid_step)):
-            raise PlanError(
-                f"A quantile's resolution must be a number above 0, got {quote(self.grid_step)}."
-            )
-        if self.candidate_count > MAX_CANDIDATES:
-            finest = (self.hi - self.lo) / (MAX_CANDIDATES - 1)
-            unit = 10.0 ** (math.floor(math.log10(finest)) - 2)  # 3 digits, rounded up
-            lo, hi = _bounds_out(self.lo, self.hi)
-            raise PlanError(
-                f"The quantile of column {quote(self.column)} would have more than "
-                f"{MAX_CANDIDATES:,} candidate values at resolution {_text(self.grid_step)}; "
-                f"give a resolution of at least {_text(math.ceil(finest / unit - 1e-9) * unit)} "
-                f"for bounds [{lo}, {hi}]."
-            )
-
-    @property
-    def kind(self) -> str:
-        return "quantile"
-
-    @property
-    def candidate_count(self) -> int:
-        """Candidates lo, lo + step, …, up to hi (hi itself when it is on the grid)."""
-        return math.floor((self.hi - self.lo) / self.grid_step * (1 + 1e-12)) + 1
-
-
-@dataclass(frozen=True)
-class SumSpec:
-    """Σ of `column` with each value clamped into [lo, hi] and rounded to `resolution`."""
-
-    column: str
-    lo: float
-    hi: float
-    resolution: Fraction
-
-    def __post_init__(self) -> None:
-        if self.resolution <= 0:
-            raise PlanError(f"resolution must be positive, got {float(self.resolution)!r}.")
-        if max(abs(self.lo), abs(self.hi)) / self.resolution > 2**40:
-            raise PlanError(
-                f"The bounds of column {quote(self.column)} are more than 2^40 resolution "
-                "units from 0; raise `resolution`."
-            )
-
-    @property
-    def kind(self) -> str:
-        return "sum"
-
-    @property
-    def method(self) -> str:
-        return METHODS["sum"][0]
-
-
-@dataclass(frozen=True)
-class MeanSpec:
-    """Noisy sum / noisy count of `column`; `sum_share` of the budget goes to the sum."""
-
-    total: SumSpec
-    sum_share: Fraction = Fraction(1, 2)
-    method: str = METHODS["mean"][0]
-
-    def __post_init__(self) -> None:
-        _check_method("mean", self.method)
-        if not 0 < self.sum_share < 1:
-            raise PlanError(f"sum_share must lie strictly between 0 and 1, got {self.sum_share}.")
-
-    @property
-    def kind(self) -> str:
-        return "mean"
-
-    @property
-    def column(self) -> str:
-        return self.total.column
-
+from dprelease.plan.stat_kinds import METHODS, STAT_KINDS, UNBOUNDED, check_method
+from dprelease.plan.summary_spec import (
+    MAX_QUANTILES,
+    SUMMARY_PARSERS,
+    MeanSpec,
+    QuantileSpec,
+    SumSpec,
+    allowed_keys,
+    bounds_out,
+    column_name,
+    default_grid_step,
+    default_resolution,
+    quantiles_of,
+)
 
 WIDE_RANGE = (-BOUND_LIMIT, BOUND_LIMIT)  # a robust statistic's public range when none is given
 DEFAULT_GROUPS = 200  # sample-and-aggregate: disjoint random groups per cell
 MAX_GROUPS = 10_000
-UNBOUNDED = {"quantile": "smooth_sensitivity", "mean": "sample_and_aggregate"}
 
 
 @dataclass(frozen=True)
@@ -238,93 +124,34 @@ class DiscoverSpec:
             raise PlanError(f"discover.min_count must be between 1 and 1e9, got {self.min_count}.")
 
 
-def _check_method(kind: str, method: object, what: str = "") -> None:
-    if method not in METHODS[kind]:
-        where = f"{what}.method" if what else f"A {kind}'s method"
-        raise PlanError(
-            f"{where} must be one of {', '.join(METHODS[kind])} for a {kind}, got {quote(method)}."
-        )
-
-
-def default_grid_step(lo: float, hi: float) -> float:
-    whole = float(lo).is_integer() and float(hi).is_integer()
-    return 1.0 if whole and hi - lo <= MAX_CANDIDATES - 1 else (hi - lo) / 1000
-
-
-def default_resolution(lo: float, hi: float) -> Fraction:
-    if float(lo).is_integer() and float(hi).is_integer():
-        return Fraction(1)
-    return Fraction(2) ** (math.floor(math.log2(hi - lo)) - 20)
-
-
-def _allowed(raw: Mapping[str, Any], allowed: set[str], what: str) -> None:
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise PlanError(f"{what} has unknown keys {unknown}; allowed: {sorted(allowed)}.")
-
-
-def _sum_spec(raw: Mapping[str, Any], key: str, what: str) -> SumSpec:
-    column = _column(raw[key], f"{what}.{key}")
-    lo, hi = parse_bounds(raw.get("bounds"), f"{what}.bounds")
-    resolution = raw.get("resolution")
-    if resolution is None:
-        unit = default_resolution(lo, hi)
-    else:
-        unit = Fraction(parse_number(resolution, f"{what}.resolution"))
-    return SumSpec(column, lo, hi, unit)
-
-
 def parse_stat(raw: object, table: str) -> StatSpec:
     """A table's `stat:` mapping as a spec; one-line PlanError naming the table otherwise."""
     what = f"Table {quote(table)} stat"
     if not isinstance(raw, Mapping):
         raise PlanError(f"{what} must be a mapping such as {{quantile: 0.5, column: age, ...}}.")
-    kinds = [k for k in ("quantile", "sum", "mean", *MODEL_METHODS) if k in raw]
+    kinds = [k for k in STAT_KINDS if k in raw]
     if len(kinds) != 1:
-        raise PlanError(f"{what} must have exactly one of quantile, sum, mean, regression, pca.")
-    if kinds[0] in MODEL_METHODS:
-        return parse_model(raw, what)
+        raise PlanError(f"{what} must have exactly one of {', '.join(STAT_KINDS)}.")
     kind = kinds[0]
+    if kind in MODEL_METHODS:
+        return parse_model(raw, what)
     method = raw.get("method", METHODS[kind][0])
-    _check_method(kind, method, what)
+    check_method(kind, method, what)
     if method != METHODS[kind][0]:
         return _robust_spec(raw, kind, what)
-    if kind == "quantile":
-        _allowed(raw, {"quantile", "column", "bounds", "resolution", "grid_step", "method"}, what)
-        if "resolution" in raw and "grid_step" in raw:
-            raise PlanError(f"{what} has resolution and grid_step (its older name); keep one.")
-        qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
-        fractions = tuple(quantile_fraction(parse_number(q, f"{what}.quantile")) for q in qs)
-        lo, hi = parse_bounds(raw.get("bounds"), f"{what}.bounds")
-        key = "grid_step" if "grid_step" in raw else "resolution"
-        step = raw.get(key)
-        grid_step = (
-            default_grid_step(lo, hi) if step is None else parse_number(step, f"{what}.{key}")
-        )
-        return QuantileSpec(
-            _column(raw.get("column"), f"{what}.column"), fractions, lo, hi, grid_step
-        )
-    if kind == "sum":
-        _allowed(raw, {"sum", "bounds", "resolution"}, what)
-        return _sum_spec(raw, "sum", what)
-    _allowed(raw, {"mean", "bounds", "resolution", "sum_share", "method"}, what)
-    share = raw.get("sum_share", 0.5)
-    return MeanSpec(
-        _sum_spec(raw, "mean", what), Fraction(parse_number(share, f"{what}.sum_share"))
-    )
+    return SUMMARY_PARSERS[kind](raw, what)
 
 
 def _robust_spec(raw: Mapping[str, Any], kind: str, what: str) -> RobustSpec:
     """`method: smooth_sensitivity` (a quantile) or `sample_and_aggregate` (a mean)."""
     if kind == "quantile":
-        _allowed(raw, {"quantile", "column", "method", "bounds", "resolution"}, what)
-        qs = raw["quantile"] if isinstance(raw["quantile"], list) else [raw["quantile"]]
-        fractions = tuple(quantile_fraction(parse_number(q, f"{what}.quantile")) for q in qs)
-        column = _column(raw.get("column"), f"{what}.column")
+        allowed_keys(raw, {"quantile", "column", "method", "bounds", "resolution"}, what)
+        fractions = quantiles_of(raw, what)
+        column = column_name(raw.get("column"), f"{what}.column")
     else:
-        _allowed(raw, {"mean", "method", "bounds", "resolution", "groups"}, what)
+        allowed_keys(raw, {"mean", "method", "bounds", "resolution", "groups"}, what)
         fractions = (Fraction(1, 2),)
-        column = _column(raw["mean"], f"{what}.mean")
+        column = column_name(raw["mean"], f"{what}.mean")
     if kind == "mean" and raw.get("bounds") is None:
         raise PlanError(
             f"{what}: sample_and_aggregate needs bounds, a wide public range [lo, hi] of the "
@@ -354,10 +181,6 @@ def parse_discover(raw: object, column: str) -> DiscoverSpec:
     return DiscoverSpec(raw["min_count"])
 
 
-def _bounds_out(lo: float, hi: float) -> list[int | float]:
-    return [int(v) if float(v).is_integer() else v for v in (lo, hi)]
-
-
 def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
     """The plan's `stat:` mapping of a spec; `parse_stat(stat_to_dict(s))` gives `s` back."""
     if isinstance(spec, RegressionSpec | PcaSpec):
@@ -369,14 +192,14 @@ def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
         out: dict[str, Any] = {
             "quantile": qs[0] if len(qs) == 1 else qs,
             "column": spec.column,
-            "bounds": _bounds_out(spec.lo, spec.hi),
+            "bounds": bounds_out(spec.lo, spec.hi),
         }
         if spec.grid_step != default_grid_step(spec.lo, spec.hi):
             step = spec.grid_step
             out["resolution"] = int(step) if float(step).is_integer() else step
         return out
     total = spec.total if isinstance(spec, MeanSpec) else spec
-    out = {spec.kind: total.column, "bounds": _bounds_out(total.lo, total.hi)}
+    out = {spec.kind: total.column, "bounds": bounds_out(total.lo, total.hi)}
     if total.resolution != default_resolution(total.lo, total.hi):
         out["resolution"] = float(total.resolution)
     if isinstance(spec, MeanSpec) and spec.sum_share != Fraction(1, 2):
@@ -393,9 +216,9 @@ def _robust_to_dict(spec: RobustSpec) -> dict[str, Any]:
     )
     out["method"] = spec.method
     if spec.bounded:
-        out["bounds"] = _bounds_out(spec.lo, spec.hi)
+        out["bounds"] = bounds_out(spec.lo, spec.hi)
     if spec.resolution is not None:
-        out["resolution"] = _bounds_out(spec.resolution, spec.resolution)[0]
+        out["resolution"] = bounds_out(spec.resolution, spec.resolution)[0]
     if spec.kind == "mean" and spec.groups != DEFAULT_GROUPS:
         out["groups"] = spec.groups
     return out
@@ -421,74 +244,6 @@ def stat_resolution(spec: StatSpec) -> float:
     if isinstance(spec, QuantileSpec):
         return spec.grid_step
     return float((spec.total if isinstance(spec, MeanSpec) else spec).resolution)
-
-
-def _text(value: float) -> str:
-    """A public number as written in a plan: 200000, not 2e+05."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
-
-
-def _names(spec: StatSpec) -> str:
-    if not isinstance(spec, QuantileSpec | RobustSpec) or spec.kind == "mean":
-        return spec.kind
-    return ", ".join(
-        "median" if q == Fraction(1, 2) else f"{float(q):g}-quantile" for q in spec.quantiles
-    )
-
-
-def stat_label(spec: StatSpec) -> str:
-    """A short public description, e.g. 'median of age in [0, 100]'."""
-    if isinstance(spec, RegressionSpec | PcaSpec):
-        return model_label(spec)
-    lo, hi = _bounds_out(*stat_bounds(spec))
-    if isinstance(spec, RobustSpec):
-        how = spec.method.replace("_", "-")
-        where = f" in [{lo}, {hi}]" if spec.bounded else ""
-        return f"{_names(spec)} of {spec.column}{where} by {how}"
-    if isinstance(spec, QuantileSpec):
-        return f"{_names(spec)} of {spec.column} in [{lo}, {hi}]"
-    return f"{spec.kind} of {spec.column} clamped to [{lo}, {hi}]"
-
-
-def stat_rule(spec: StatSpec) -> str:
-    """Which rows the statistic uses and what it does to their values (public: the rule, never
-    how many rows it leaves out), e.g. 'median of PINCP over the rows where PINCP is a number
-    …'."""
-    if isinstance(spec, RegressionSpec | PcaSpec):
-        return model_rule(spec)
-    lo, hi = _bounds_out(*stat_bounds(spec))
-    step = stat_resolution(spec)
-    used = (
-        f"{_names(spec)} of {spec.column} over the rows where {spec.column} is a number (a "
-        "missing or non-numeric value leaves its row out of this statistic)"
-    )
-    if isinstance(spec, RobustSpec):
-        rounded = f"a multiple of {_text(step)}" if step else "6 significant digits"
-        outside = (
-            f"a value below {lo} or above {hi} counts as that bound"
-            if spec.bounded
-            else "no value is clamped"
-        )
-        if spec.kind == "mean":
-            return (
-                f"{used}; {outside} (a wide public range, not a clamp on typical values); the "
-                f"rows are split into {spec.groups} disjoint random groups and the released "
-                "value is a private median of the groups' means, one of the candidates "
-                f"{_text(lo)}, {_text(lo + step)}, … up to {_text(hi)}"
-            )
-        return f"{used}; {outside}; the released value is rounded to {rounded}"
-    if isinstance(spec, QuantileSpec):
-        last = spec.lo + step * (spec.candidate_count - 1)
-        return (
-            f"{used}; a value below {lo} or above {hi} counts as below or above every "
-            "candidate, however far out it lies; the released value is one of the candidates "
-            f"{_text(lo)}, {_text(lo + step)}, {_text(lo + 2 * step)}, … up to {_text(last)} "
-            f"(resolution {_text(step)})"
-        )
-    rounded = f"clamped into [{lo}, {hi}] and rounded to a multiple of {_text(step)}"
-    if isinstance(spec, MeanSpec):
-        return f"{used}; values {rounded}; the mean's count is of the same rows"
-    return f"{used}; values {rounded}"
 
 
 def stat_columns(spec: StatSpec) -> tuple[str, ...]:

@@ -12,11 +12,13 @@ from typing import Any
 
 from dprelease.errors import DPReleaseError, PlanError, quote
 from dprelease.plan.edit import PlanDict, table_name
-from dprelease.plan.stat_spec import parse_discover, parse_stat, stat_label
+from dprelease.plan.stat_kinds import SUMMARY_KINDS, other_methods
+from dprelease.plan.stat_spec import parse_discover, parse_stat
+from dprelease.plan.stat_text import stat_label
 
-KINDS = ("quantile", "sum", "mean")
+KINDS = SUMMARY_KINDS
 DEFAULT_METHOD = "default"  # the kind's own default method (the Tables page's first choice)
-METHOD_CHOICES = (DEFAULT_METHOD, "smooth_sensitivity", "sample_and_aggregate")
+METHOD_CHOICES = (DEFAULT_METHOD, *other_methods())
 
 
 def statistic_text(raw: object) -> str:

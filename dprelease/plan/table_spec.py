@@ -38,8 +38,20 @@ def check_budget_number(value: float, what: str, upper: float | None = None) -> 
         raise PlanError(f"{what} must be a finite number greater than 0, got {quote(value)}.")
     if upper is not None and value > upper:
         raise PlanError(
-            f"{what} = {quote(value)} is too large to be meaningful; use a value up to {upper:g}."
+            f"{what} = {quote(value)} is too large to be meaningful; use a value above 0 and at "
+            f"most {upper:g}."
         )
+
+
+def check_epsilon(value: float, what: str) -> None:
+    """ε must be finite, above 0 and at most EPSILON_LIMIT: beyond it a guarantee means nothing.
+    The plan's parser and the dashboard's boxes both ask this one check."""
+    check_budget_number(value, what, upper=EPSILON_LIMIT)
+
+
+def check_rho(value: float, what: str) -> None:
+    """ρ (zCDP) must be finite, above 0 and at most RHO_LIMIT."""
+    check_budget_number(value, what, upper=RHO_LIMIT)
 
 
 def check_delta(value: float, what: str) -> None:
@@ -159,9 +171,9 @@ class TableSpec:
                 f"{where}: weight must be a finite number ≥ 0, got {quote(self.weight)}."
             )
         if self.epsilon is not None:
-            check_budget_number(self.epsilon, f"{where}: epsilon", upper=EPSILON_LIMIT)
+            check_epsilon(self.epsilon, f"{where}: epsilon")
         if self.rho is not None:
-            check_budget_number(self.rho, f"{where}: rho", upper=RHO_LIMIT)
+            check_rho(self.rho, f"{where}: rho")
         if self.epsilon is not None and self.rho is not None:
             raise PlanError(f"{where}: lock either epsilon or rho, not both.")
         if self.delta is not None:

@@ -16,6 +16,11 @@ def format_number(value: int | float) -> str:
     return str(value) if isinstance(value, int) else repr(value)
 
 
+def public_number(value: float) -> str:
+    """A public number as written in a plan: 200000, not 2e+05."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
 def is_number(value: object) -> bool:
     """True for int and float plan values, False for bool and everything else."""
     return isinstance(value, int | float) and not isinstance(value, bool)

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from dprelease.plan.stat_spec import QuantileSpec, RobustSpec, StatSpec, stat_resolution
+from dprelease.plan.stat_spec import RobustSpec, StatSpec, stat_resolution
+from dprelease.plan.summary_spec import QuantileSpec
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.kind import StatisticKind

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 from dprelease.accounting.accountants.registry import settled
 from dprelease.errors import quote
 from dprelease.plan.model import Plan
-from dprelease.plan.stat_spec import stat_label, stat_resolution, stat_rule, stat_to_dict
+from dprelease.plan.stat_spec import stat_resolution, stat_to_dict
+from dprelease.plan.stat_text import stat_label, stat_rule
 from dprelease.plan.statistic import Discovery, StatisticTable
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.kind import Calibrated, StatisticKind

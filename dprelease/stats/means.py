@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from dprelease.accounting.mechanisms.registry import Noise
-from dprelease.plan.stat_spec import MeanSpec, StatSpec
+from dprelease.plan.stat_spec import StatSpec
+from dprelease.plan.summary_spec import MeanSpec
 from dprelease.plan.table_spec import Sensitivity, Unit, sensitivity
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData

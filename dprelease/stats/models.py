@@ -19,6 +19,7 @@ shows the data holder its error by simulation instead.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -63,21 +64,22 @@ MECHANISM_TEXT = {
     "XᵀX indefinite",
     "logistic": "objective perturbation (Chaudhuri–Monteleoni–Sarwate): a random linear term "
     "added to the regularised logistic loss, pure ε",
-    "pca": "noisy covariance: noisy moments of the clamped rows (a symmetric noise matrix), "
-    "then its top eigenvectors",
+    "noisy_covariance": "noisy covariance: noisy moments of the clamped rows (a symmetric "
+    "noise matrix), then its top eigenvectors",
 }
+
+
+_CALIBRATE_REGRESSION: dict[str, Callable[[RegressionSpec, Share, StatContext], ModelMechanism]] = {
+    "linear": calibrate_linear,
+    "logistic": calibrate_logistic,
+}
+"""Each regression family's calibration (`model_spec.FAMILIES`)."""
 
 
 def calibrate_model(spec: ModelSpec, share: Share, ctx: StatContext) -> ModelMechanism:
     if isinstance(spec, PcaSpec):
         return calibrate_pca(spec, share, ctx)
-    if spec.family == "logistic":
-        return calibrate_logistic(spec, share, ctx)
-    return calibrate_linear(spec, share, ctx)
-
-
-def mechanism_key(spec: ModelSpec) -> str:
-    return "pca" if isinstance(spec, PcaSpec) else spec.family
+    return _CALIBRATE_REGRESSION[spec.family](spec, share, ctx)
 
 
 def mechanism_name(mech: ModelMechanism) -> str:
@@ -203,7 +205,7 @@ class ModelKind(StatisticKind[Any]):
 
     def __init__(self, kind: str, method: str, needs_delta: bool) -> None:
         self.kind, self.method, self.needs_delta = kind, method, needs_delta
-        self.mechanism_text = MECHANISM_TEXT[method if kind == "regression" else "pca"]
+        self.mechanism_text = MECHANISM_TEXT[method]
 
     def calibrate(self, spec: StatSpec, share: Share, ctx: StatContext) -> ModelMechanism:
         if not isinstance(spec, RegressionSpec | PcaSpec):

@@ -47,7 +47,8 @@ from typing import Any
 import numpy as np
 
 from dprelease.errors import InternalError
-from dprelease.plan.stat_spec import QuantileSpec, StatSpec
+from dprelease.plan.stat_spec import StatSpec
+from dprelease.plan.summary_spec import QuantileSpec
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.kind import NoiseFields, StatisticKind

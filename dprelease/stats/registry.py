@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from dprelease.errors import InternalError, quote
-from dprelease.plan.stat_spec import METHODS, StatSpec
+from dprelease.plan.stat_kinds import METHODS
+from dprelease.plan.stat_spec import StatSpec
 from dprelease.stats.aggregate_mean import AGGREGATE_MEAN
 from dprelease.stats.discovery import DISCOVERY, DiscoveredDomain, DiscoveryMechanism
 from dprelease.stats.kind import StatisticKind

@@ -40,7 +40,8 @@ import numpy as np
 
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.errors import DataError
-from dprelease.plan.stat_spec import StatSpec, SumSpec
+from dprelease.plan.stat_spec import StatSpec
+from dprelease.plan.summary_spec import SumSpec
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData

@@ -115,6 +115,22 @@ def test_epsilon_box_refuses_bad_values_and_keeps_the_plan():
     assert not app.error
 
 
+def test_the_budget_boxes_refuse_with_the_plans_own_check():
+    """Issue 36.3: the dashboard keeps no range of its own; a refused ε says what the plan's
+    parser says of the same number (and the plan keeps its last good value)."""
+    from dprelease.errors import PlanError
+    from dprelease.plan.table_spec import check_epsilon
+
+    app = go(open_app(), "pages/budget.py")
+    app.text_input(key="epsilon_box").set_value("1e9").run()
+    try:
+        check_epsilon(1e9, "ε")
+    except PlanError as error:
+        expected = str(error)
+    assert expected in app.error[0].value
+    assert "It is unchanged." in app.error[0].value
+
+
 def test_delta_box_refuses_zero_one_and_underflow():
     app = go(open_app(), "pages/budget.py")
     for bad in ["0", "1", "1e-400", "2"]:

@@ -26,9 +26,7 @@ def test_mypy_is_clean():
 
 
 MAX_MODULE_LINES = 400
-LONGER_TODAY = {  # issue 36: to be split; each may shrink, none may grow
-    "dprelease/plan/stat_spec.py": 496,
-}
+LONGER_TODAY: dict[str, int] = {}  # a module over 400 lines waiting to be split: its length
 
 
 def test_modules_stay_small():

@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dprelease.plan.stat_spec import METHODS, parse_stat
+from dprelease.plan.stat_kinds import METHODS
+from dprelease.plan.stat_spec import parse_stat
 from dprelease.release.stat_noise import SECURE
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
