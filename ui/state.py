@@ -26,6 +26,7 @@ import streamlit as st
 
 from dprelease.accounting.tradeoffs import MoeCurve
 from dprelease.data.coverage import PlanCoverage, plan_coverage
+from dprelease.data.engines.registry import ENGINE_CHOICES
 from dprelease.data.fingerprint import RecordFingerprint, fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import DPReleaseError
@@ -194,7 +195,7 @@ def reset_to_sample(ws: Workspace) -> None:
 NO_DATA = (
     "No data are loaded: this plan was made without them. Upload the data on the Data page, "
     "or release where the data live with "
-    "`dprelease release PLAN.yaml --data DATA --engine auto|arrow|duckdb|spark` "
+    f"`dprelease release PLAN.yaml --data DATA --engine {'|'.join(ENGINE_CHOICES)}` "
     "(save the plan on the Data page)."
 )
 

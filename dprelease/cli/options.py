@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dprelease.data.engines.registry import AUTO, ENGINE_CHOICES, engines_help
 from dprelease.errors import quote
 from dprelease.limits import MAX_CELLS, MAX_DATA_MB, MAX_ROWS
 
@@ -67,9 +68,9 @@ def add_data_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=("auto", "arrow", "duckdb", "spark"),
-        default="auto",
-        help="what counts the data: auto (default), arrow, duckdb or spark (see the README)",
+        choices=ENGINE_CHOICES,
+        default=AUTO,
+        help=engines_help() + " (see the README)",
     )
     parser.add_argument(
         "--spark-master", metavar="URL", help="Spark master for --engine spark (default local[*])"

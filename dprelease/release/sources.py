@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from dprelease.data.engines.registry import AUTO
 from dprelease.data.engines.result import CountResult
 from dprelease.data.fingerprint import Fingerprinting, RecordFingerprint
 from dprelease.data.read import SizeLimits
@@ -51,7 +52,7 @@ class FileData:
     an engine (the CLI's)."""
 
     location: Path | str
-    engine: str = "auto"
+    engine: str = AUTO
     spark_master: str | None = None
     limits: SizeLimits = field(default_factory=SizeLimits)
 
@@ -65,7 +66,7 @@ class FileData:
         return count_data(
             self.location,
             plan,
-            engine=self.engine,  # type: ignore[arg-type]  # checked by the CLI's choices
+            engine=self.engine,
             spark_master=self.spark_master,
             limits=self.limits,
             new_accumulator=None if fingerprint is None else fingerprint.accumulator,

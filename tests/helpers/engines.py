@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 
+from dprelease.data.engines import registry
+
 
 def spark_available() -> bool:
     """True in CI (a missing Java or PySpark must fail there, never skip), else when both are."""
@@ -20,4 +22,6 @@ def spark_available() -> bool:
 
 
 needs_spark = pytest.mark.skipif(not spark_available(), reason="no PySpark or Java here")
-ENGINES = ["arrow", "duckdb", pytest.param("spark", marks=needs_spark)]
+ENGINES = [  # every registered engine; a cluster engine only where Spark runs
+    pytest.param(e.name, marks=needs_spark) if e.takes_master else e.name for e in registry.ENGINES
+]

@@ -1,5 +1,6 @@
-"""Issue 36.3: statistic kinds, their methods and the local-DP protocols are named only where
-they are registered (the accountants have `test_accountant_names.py`).
+"""Issue 36.2/36.3: statistic kinds, their methods, the local-DP protocols and the counting
+engines are named only where they are registered (the accountants have
+`test_accountant_names.py`).
 
 A statistic's kind and method are the plan's words: `plan/stat_kinds.py` lists them, the plan's
 statistic modules parse and describe them, and `stats/registry.py` maps each pair to its
@@ -15,6 +16,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from dprelease.data.engines.registry import ENGINES
 from dprelease.ldp.registry import PROTOCOLS
 from dprelease.plan.model_spec import FAMILIES, MODEL_METHODS
 from dprelease.plan.stat_kinds import METHODS, STAT_KINDS, SUMMARY_KINDS, other_methods
@@ -35,9 +37,13 @@ STATISTIC_REGISTRY = {  # the plan's statistic modules, and the statistics' own 
         "model_edit",
     )
 } | {"dprelease/stats/registry.py", "dprelease/stats/models.py"}
+ENGINE_PACKAGE = {  # the engines' registry, their policy (`choose_engine`) and the engines
+    p.relative_to(ROOT).as_posix() for p in (ROOT / "dprelease/data/engines").glob("*.py")
+}
 VOCABULARIES = {
     "statistic kinds and methods": (STATISTIC_NAMES, STATISTIC_REGISTRY),
     "local-DP protocols": (frozenset(PROTOCOLS), {"dprelease/ldp/registry.py"}),
+    "engines": (frozenset(e.name for e in ENGINES), ENGINE_PACKAGE),
 }
 
 

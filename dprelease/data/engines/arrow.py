@@ -26,6 +26,7 @@ from dprelease.data import csv_file as csv_module
 from dprelease.data import formats
 from dprelease.data.count import count, encode, load_data
 from dprelease.data.csv_file import CsvFile
+from dprelease.data.engines.registry import EngineRun
 from dprelease.data.engines.result import (
     BatchAccumulator,
     CountResult,
@@ -292,3 +293,8 @@ def _few_values(metadata: pq.FileMetaData, name: str) -> bool:
         if chunk.data_page_offset - start > DICTIONARY_PAGE_BYTES:
             return False
     return True
+
+
+def engine_count(source: DataSource, plan: Plan, limits: SizeLimits, run: EngineRun) -> CountResult:
+    """The registry's entry (`registry.ENGINES`): stream the batches, the accumulator too."""
+    return count_arrow(source, plan, limits, run.new_accumulator)

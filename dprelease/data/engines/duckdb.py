@@ -16,6 +16,7 @@ from typing import Any
 
 from dprelease.data.engines.arrow import block_bytes
 from dprelease.data.engines.grouped import counts_from_groups, grouping_query, positional
+from dprelease.data.engines.registry import EngineRun
 from dprelease.data.engines.result import CountResult
 from dprelease.data.engines.source import DataSource, check_columns
 from dprelease.data.read import SizeLimits
@@ -90,3 +91,8 @@ def count_duckdb(source: DataSource, plan: Plan, limits: SizeLimits) -> CountRes
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     return counts_from_groups(plan, groups, source.where, "duckdb", limits.max_rows)
+
+
+def engine_count(source: DataSource, plan: Plan, limits: SizeLimits, run: EngineRun) -> CountResult:
+    """The registry's entry (`registry.ENGINES`): one query; an accumulator gets its own pass."""
+    return count_duckdb(source, plan, limits)

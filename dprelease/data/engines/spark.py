@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from dprelease.data.engines.grouped import counts_from_groups, grouping_query, positional
+from dprelease.data.engines.registry import EngineRun
 from dprelease.data.engines.result import CountResult
 from dprelease.data.engines.source import DataSource, check_columns
 from dprelease.data.fingerprint import FingerprintAccumulator, RecordFingerprint
@@ -174,3 +175,8 @@ def fingerprint_spark(
         result = RecordFingerprint.of_parts(parts.toArrow())
     limits.check(source.where, rows=result.rows)
     return result
+
+
+def engine_count(source: DataSource, plan: Plan, limits: SizeLimits, run: EngineRun) -> CountResult:
+    """The registry's entry (`registry.ENGINES`): the query on `run.master`'s cluster."""
+    return count_spark(source, plan, limits, run.master or DEFAULT_MASTER)

@@ -65,7 +65,7 @@ class Reader:
     suffixes: tuple[str, ...]  # lowercase, with the dot; the first is the usual one
     module: str  # the reader module (imported on first use)
     signature: Callable[[bytes], bool] | None = None  # None: text, recognised by exclusion
-    engines: tuple[str, ...] = ("arrow",)  # engines that read it (auto picks among them)
+    every_engine: bool = False  # every engine reads it; else only one that `reads_every_format`
     whole: bool = False  # read whole, once, on every engine (no record batches)
     declares_metadata: bool = False  # value and variable labels: the producer's codebook
 
@@ -73,11 +73,16 @@ class Reader:
         return importlib.import_module(self.module)
 
 
-_ALL = ("arrow", "duckdb", "spark")
-
 READERS: tuple[Reader, ...] = (
-    Reader("csv", "text (CSV)", (".csv", ".tsv", ".txt"), f"{__name__}.text", engines=_ALL),
-    Reader("parquet", "a Parquet file", (".parquet", ".pq"), f"{__name__}.parquet", _parquet, _ALL),
+    Reader("csv", "text (CSV)", (".csv", ".tsv", ".txt"), f"{__name__}.text", every_engine=True),
+    Reader(
+        "parquet",
+        "a Parquet file",
+        (".parquet", ".pq"),
+        f"{__name__}.parquet",
+        _parquet,
+        every_engine=True,
+    ),
     Reader("excel", "an Excel/zip file", (".xlsx",), f"{__name__}.workbook", _zip, whole=True),
     Reader("stata", "a Stata file", (".dta",), f"{__name__}.stata", _stata, declares_metadata=True),
     Reader(
