@@ -15,21 +15,28 @@ Conditions of the theorem, and how the release meets them:
   (n changes) are covered as well as replace. Λ is the plan's `regularization` when it sets
   one other than the default; by default it is chosen from ε and k alone
   (`logistic_penalty.automatic_regularization`: Λ ≈ 0.63 at ε = 1, 0.097 at ε = 4, 1.2e−4 at
-  ε = 100 for k = 1), public values only, so the proof below holds for it unchanged.
+  ε = 100 for k = m = 1), public values only, so the proof below holds for it unchanged.
 
 Why it is ε-DP. F_D is strictly convex, so w = argmin F_D exists, is unique and determines
 b = −∇G_D(w) (G_D = F_D without bᵀw): b ↦ w is a bijection, and the density of the output is
 p_D(w) = ν(b_D(w))·|det ∇²G_D(w)|. For neighbours differing in one privacy unit of at most m
 rows (k = m under add/remove, 2m under replace): b_D(w) − b_D′(w) is a sum of at most k
-gradients ℓ′·s·v, so ‖b_D − b_D′‖ ≤ k; and ∇²G differs by at most m rank-one terms ℓ″vvᵀ, each
-≤ c in norm, on top of a matrix ⪰ ΛI, so the determinants differ by a factor of at most
-(1 + c/Λ)^m ≤ (1 + c/Λ)^k. With ν(b) ∝ exp(−(ε′/k)·‖b‖):
+gradients ℓ′·s·v, so ‖b_D − b_D′‖ ≤ k. The Hessians are ∇²G_D = A + P and ∇²G_D′ = A + P′,
+A ⪰ ΛI the part the two share (the common rows and ΛI), P and P′ sums of at most m rank-one
+terms ℓ″vvᵀ each (the unit's rows in D, in D′; one of them is 0 under add/remove). Adding
+one such term to a matrix ⪰ ΛI multiplies its determinant by 1 + ℓ″·vᵀ(·)⁻¹v ∈ [1, 1 + c/Λ],
+so det(A + P)/det A ∈ [1, (1 + c/Λ)^m], the same for P′, and the ratio of the two determinants
+is within (1 + c/Λ)^{±m}, under replace as under add/remove (CMS's proof, for replace with
+m = 1, bounds the rank-two difference P − P′ as a whole and gets (1 + c/Λ)²: this is the same
+proof with the common part A factored out first). With ν(b) ∝ exp(−(ε′/k)·‖b‖):
 
-    ln p_D(w)/p_D′(w) ≤ (ε′/k)·k + k·ln(1 + c/Λ) = ε   when ε′ = ε − k·ln(1 + c/Λ).
+    ln p_D(w)/p_D′(w) ≤ (ε′/k)·k + m·ln(1 + c/Λ) = ε   when ε′ = ε − m·ln(1 + c/Λ).
 
-The ε′ adjustment: if ε′ ≤ 0 (Λ too small for ε), the regulariser is raised to
-Λ′ = c/(e^{ε/(2k)} − 1) so that k·ln(1 + c/Λ′) = ε/2, and ε′ = ε/2 (CMS's Δ; k = 2 gives their
-e^{ε/4}). b is drawn as ‖b‖ ~ Gamma(shape d+1, scale k/ε′) times a uniform direction.
+The ε′ adjustment: if ε′ ≤ 0 (the plan's Λ too small for ε), the regulariser is raised to
+Λ′ = c/(e^{ε/(2m)} − 1) so that m·ln(1 + c/Λ′) = ε/2, and ε′ = ε/2 (CMS's Δ, with their
+e^{ε/4} for replace becoming e^{ε/2} by the bound above). b is drawn as
+‖b‖ ~ Gamma(shape d+1, scale k/ε′) times a uniform direction. `tests/unit/stats/
+test_logistic_penalty.py` checks the inequality on the exact density (`log_density`).
 
 The intercept is penalised like every other coefficient, and must be. Dropping its
 penalty (as scikit-learn does, and diffprivlib on top of it) leaves ∇²G_D without a floor in
@@ -40,7 +47,7 @@ regulariser diag(Λ₀, Λ₁, …) with c·max_v vᵀdiag(Λ)⁻¹v in place of
 slopes to the intercept pays off only when the intercept is the larger coefficient, which is
 not known without the data, so the penalty stays isotropic. Its shrinkage is what the chosen Λ
 removes instead: at n = 100,000 rows with an intercept of −2.4, the fit without noise moved it
-by 0.002 at Λ = 1 and by 10⁻⁶ at ε = 100's Λ. The release's `regularization_note` states Λ and
+by 0.0021 at Λ = 1 and by 2·10⁻⁷ at ε = 100 (k = 1). The release's `regularization_note` states Λ and
 the pull Λ‖w‖ it exerts against the noise's E‖b‖, from the released w (post-processing).
 
 Accounting: ε-DP; under zcdp a share ρ buys ε = √(2ρ) (ε-DP implies ε²/2-zCDP); no δ.
@@ -108,6 +115,11 @@ class LogisticMechanism:
         return self.context.symmetric_distance
 
     @property
+    def rows(self) -> int:
+        """m: rows of one privacy unit (each moves the Hessian's determinant)."""
+        return self.context.max_rows
+
+    @property
     def rate(self) -> float:
         """β of ν(b) ∝ exp(−β‖b‖): ε′/k."""
         return self.epsilon_noise / self.distance
@@ -128,17 +140,18 @@ class LogisticMechanism:
 
 
 def calibrate_logistic(spec: RegressionSpec, share: Share, ctx: StatContext) -> LogisticMechanism:
-    """Λ′ and ε′ for the share's ε (the ε′ adjustment of the module docstring); Λ chosen from ε
-    and k unless the plan sets its own."""
-    epsilon, k, lam = share.pure_epsilon(), ctx.symmetric_distance, spec.regularization
+    """Λ′ and ε′ for the share's ε (the ε′ adjustment of the module docstring); Λ chosen from ε,
+    k and m unless the plan sets its own."""
+    epsilon, lam = share.pure_epsilon(), spec.regularization
+    k, m = ctx.symmetric_distance, ctx.max_rows
     if lam == DEFAULT_REGULARIZATION:
-        lam = automatic_regularization(epsilon, k, CURVATURE)
-    adjusted = epsilon - k * math.log1p(CURVATURE / lam)
+        lam = automatic_regularization(epsilon, k, m, CURVATURE)
+    adjusted = epsilon - m * math.log1p(CURVATURE / lam)
     if adjusted <= 0:
-        lam = CURVATURE / math.expm1(epsilon / (2 * k))
+        lam = CURVATURE / math.expm1(epsilon / (2 * m))
         adjusted = epsilon / 2
         # Λ′ rounded up and ε′ down, so the two parts never add up to more than ε
-        while k * math.log1p(CURVATURE / lam) > epsilon / 2:
+        while m * math.log1p(CURVATURE / lam) > epsilon / 2:
             lam = math.nextafter(lam, math.inf)
     adjusted = math.nextafter(adjusted, 0.0)
     return LogisticMechanism(spec, ctx, epsilon, lam, adjusted, share)
