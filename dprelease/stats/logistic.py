@@ -45,10 +45,10 @@ which some b always produces) the rank-one term of the extra row changes the det
 unbounded factor, and no ε covers the ratio. What the proof does allow is a diagonal
 regulariser diag(Λ₀, Λ₁, …) with c·max_v vᵀdiag(Λ)⁻¹v in place of c/Λ; moving penalty from the
 slopes to the intercept pays off only when the intercept is the larger coefficient, which is
-not known without the data, so the penalty stays isotropic. Its shrinkage is what the chosen Λ
-removes instead: at n = 100,000 rows with an intercept of −2.4, the fit without noise moved it
-by 0.0021 at Λ = 1 and by 2·10⁻⁷ at ε = 100 (k = 1). The release's `regularization_note` states Λ and
-the pull Λ‖w‖ it exerts against the noise's E‖b‖, from the released w (post-processing).
+not known without the data, so the penalty stays isotropic. Its shrinkage is what the chosen
+Λ removes instead: at n = 100,000 rows with an intercept of −2.4, the fit without noise moved
+it by 0.0021 at Λ = 1 and by 2·10⁻⁷ at ε = 100 (k = 1). The release's `regularization_note`
+states Λ and the pull Λ‖w‖ against the noise's E‖b‖, from the released w (post-processing).
 
 Accounting: ε-DP; under zcdp a share ρ buys ε = √(2ρ) (ε-DP implies ε²/2-zCDP); no δ.
 

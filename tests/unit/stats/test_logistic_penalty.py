@@ -3,6 +3,7 @@ exact output density, the error falling with ε, the intercept without shrinkage
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -62,13 +63,15 @@ def test_the_rule_minimises_the_balance_of_pull_and_noise(k: int, m: int) -> Non
 
         def balance(x: np.ndarray, eps: float = epsilon) -> np.ndarray:
             rest = eps - m * np.log1p(CURVATURE / x)
-            return np.where(rest > 0, x * NOMINAL_COEFFICIENT + k / np.maximum(rest, 1e-300), np.inf)
+            return np.where(
+                rest > 0, x * NOMINAL_COEFFICIENT + k / np.maximum(rest, 1e-300), np.inf
+            )
 
         grid = lam * np.exp(np.linspace(-3, 3, 6001))
         assert balance(np.array([lam]))[0] <= balance(grid).min() * (1 + 1e-9)
     # smaller Λ as ε grows; a third of a small ε on the determinant when k = m
     lams = [automatic_regularization(e, 1, 1, CURVATURE) for e in (1, 4, 10, 100)]
-    assert all(a > b for a, b in zip(lams, lams[1:], strict=False))
+    assert all(a > b for a, b in itertools.pairwise(lams))
     small = automatic_regularization(0.01, 1, 1, CURVATURE)
     assert math.log1p(CURVATURE / small) == pytest.approx(0.01 / 3, rel=0.01)
 

@@ -14,7 +14,6 @@ from dprelease.plan.model_spec import PcaSpec, RegressionSpec, model_to_dict, pa
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.release.noise import secure_noisy_counts
 from dprelease.stats.budget import Share, StatContext
-from dprelease.stats.logistic_penalty import automatic_regularization
 from dprelease.stats.logistic import (
     CURVATURE,
     calibrate_logistic,
@@ -22,6 +21,7 @@ from dprelease.stats.logistic import (
     preview_logistic,
     release_logistic,
 )
+from dprelease.stats.logistic_penalty import automatic_regularization
 from dprelease.stats.moments import GRID, all_pairs, regression_pairs, true_moments
 from dprelease.stats.pca import (
     calibrate_pca,
@@ -193,7 +193,9 @@ def test_logistic_epsilon_adjustment() -> None:
     chosen = calibrate_logistic(spec, Share("pure", epsilon=1.0), StatContext())
     assert chosen.automatic and chosen.regularization == automatic_regularization(1, 1, 1, 0.25)
     assert chosen.epsilon_noise + math.log1p(CURVATURE / chosen.regularization) <= 1.0
-    own = parse_model({**LOGISTIC, "regression": {**LOGISTIC["regression"], "regularization": 2}}, "t")
+    own = parse_model(
+        {**LOGISTIC, "regression": {**LOGISTIC["regression"], "regularization": 2}}, "t"
+    )
     assert isinstance(own, RegressionSpec)
     mech = calibrate_logistic(own, Share("pure", epsilon=1.0), StatContext())
     assert mech.regularization == 2.0 and not mech.automatic
