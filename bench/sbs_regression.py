@@ -134,7 +134,7 @@ FAMILIES: dict[str, tuple[Callable[[int, int], Any], Fit, Fit, Callable[..., np.
 
 def rows(quick: bool = False) -> list[dict[str, Any]]:
     """One row per family and ε: the median coefficient error of each library."""
-    n, seeds = (20_000, 3) if quick else (100_000, 7)
+    n, seeds = (20_000, 3) if quick else (100_000, 11)
     version = peer_version()
     if version is None:
         print("diffprivlib is not installed: the peer column is NaN (pip install diffprivlib)")

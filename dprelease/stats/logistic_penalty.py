@@ -19,7 +19,7 @@ a public function of ε, k and m alone (not of n, d or the data). With x = c/Λ,
 √(k·m)·x = √(c·β_typ)·√(1+x)·(ε − m·ln(1+x)): the left side over the right rises from 0 to ∞
 on 0 < x < e^{ε/m} − 1, so the root is unique and bisection on ln x finds it.
 
-What it gives (k = 1): Λ ≈ 0.63 at ε = 1 (a third of ε on the determinant, the optimum for
+What it gives (k = m = 1): Λ ≈ 0.63 at ε = 1 (a third of ε on the determinant, the optimum for
 every small ε: Λ ∝ 1/ε there), 0.097 at ε = 4, 0.018 at ε = 10, 1.2e−4 at ε = 100 (Λ ∝ k²/ε²
 as ε grows). β_typ = 1 was calibrated by simulation on generated rows (n = 100,000, 1, 3 and 8
 features uniform on [−1, 1], intercept −2.4, slopes up to 1): the median error of the release
