@@ -12,6 +12,7 @@ from dprelease.errors import DPReleaseError
 from dprelease.plan.model_edit import MODEL_KINDS, add_model, model_stat
 from dprelease.release.draw import Preview
 from dprelease.release.statistics import ReleasedStatistic
+from dprelease.stats.logistic import regularization_note
 from ui.markdown import md, md_error, static_table
 
 
@@ -55,6 +56,9 @@ def show_own_table(released: ReleasedStatistic, preview: Preview) -> bool:
     header, rows = own
     st.markdown(f"**{md(budget.name)}**: PREVIEW noise (numpy), not a release")
     static_table([dict(zip(header, row, strict=True)) for row in rows])
+    note = regularization_note(budget.mechanism, released.values)  # logistic only: Λ's bias
+    if note:
+        st.caption(note)
     errors = preview.statistic_errors.get(budget.name) or []
     if errors:
         static_table([{"error": name, "value": value} for name, value in errors[0].items()])

@@ -21,6 +21,7 @@ from dprelease.stats.logistic import (
     preview_logistic,
     release_logistic,
 )
+from dprelease.stats.logistic_penalty import automatic_regularization
 from dprelease.stats.moments import GRID, all_pairs, regression_pairs, true_moments
 from dprelease.stats.pca import (
     calibrate_pca,
@@ -189,13 +190,20 @@ LOGISTIC = {
 def test_logistic_epsilon_adjustment() -> None:
     spec = parse_model(LOGISTIC, "t")
     assert isinstance(spec, RegressionSpec)
-    mech = calibrate_logistic(spec, Share("pure", epsilon=1.0), StatContext())
-    assert mech.regularization == 1.0
-    assert mech.epsilon_noise + math.log1p(CURVATURE / 1.0) <= 1.0
-    # ε too small for Λ = 1: Λ is raised so the determinant part costs ε/2
-    small = calibrate_logistic(spec, Share("pure", epsilon=0.1), StatContext(neighbors="replace"))
-    assert small.regularization > 1.0 and small.epsilon_noise < 0.05
-    assert 2 * math.log1p(CURVATURE / small.regularization) <= 0.05
+    chosen = calibrate_logistic(spec, Share("pure", epsilon=1.0), StatContext())
+    assert chosen.automatic and chosen.regularization == automatic_regularization(1, 1, 1, 0.25)
+    assert chosen.epsilon_noise + math.log1p(CURVATURE / chosen.regularization) <= 1.0
+    own = parse_model(
+        {**LOGISTIC, "regression": {**LOGISTIC["regression"], "regularization": 2}}, "t"
+    )
+    assert isinstance(own, RegressionSpec)
+    mech = calibrate_logistic(own, Share("pure", epsilon=1.0), StatContext())
+    assert mech.regularization == 2.0 and not mech.automatic
+    assert mech.epsilon_noise + math.log1p(CURVATURE / 2.0) <= 1.0
+    # ε too small for the plan's Λ = 2: Λ is raised so the determinant part costs ε/2 (m = 1)
+    small = calibrate_logistic(own, Share("pure", epsilon=0.1), StatContext(neighbors="replace"))
+    assert small.regularization > 2.0 and small.epsilon_noise < 0.05
+    assert math.log1p(CURVATURE / small.regularization) <= 0.05
     # zcdp: ρ buys ε = √(2ρ)
     z = calibrate_logistic(spec, Share("zcdp", rho=0.5), StatContext())
     assert z.epsilon == pytest.approx(1.0)
