@@ -11,7 +11,8 @@ Plan syntax (PLAN_AND_CLI.md §5):
 Every column the statistic reads needs public bounds [lo, hi] (lo < hi): values are clamped
 into them, and they fix the sensitivity. A logistic regression's y is clamped into its bounds
 and rounded to the nearer end: the upper end is the positive class. `regularization` (logistic
-only) is Λ of the objective Σ loss + Λ/2·‖w‖² (default 1; see `dprelease.stats.logistic`).
+only) is Λ of the objective Σ loss + Λ/2·‖w‖²; left out (or 1, the value it is written as),
+Λ is chosen from ε and the unit's rows (issue 38.2; see `dprelease.stats.logistic`).
 A row with a missing or non-numeric value in any of the statistic's columns is left out of it.
 """
 
