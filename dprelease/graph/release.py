@@ -8,8 +8,9 @@ which checks OpenDP's privacy map against ours before it draws): pure ε-DP, δ 
 
 Post-processing (free): a negative count becomes 0, so the release is a valid distribution of
 whole non-negative counts; `released_nodes` is their sum (a released number, not the true node
-count) and each bin's `share` is its count over that sum. The margin of error is the noise's
-95% half-width per bin, before post-processing. Nothing true (a count, the number of nodes or
+count) and each bin's `share` is its count over that sum. The margin of error (`moe`) is the
+exact 95% quantile of the whole-number noise in one bin, before post-processing: the smallest
+whole m with P(|noise| ≤ m) ≥ 95% (`exact_margin`). Nothing true (a count, the number of nodes or
 edges, a node) is written: the files hold the released counts and public parameters only.
 
 The charge (`charged_degree_release`) is the house's: the noise is drawn inside
@@ -32,7 +33,7 @@ import numpy as np
 from dprelease.accounting.composition import Guarantee
 from dprelease.accounting.mechanisms import Noise
 from dprelease.accounting.mechanisms.discrete_laplace import laplace_scale
-from dprelease.errors import BudgetError, DataError, quote
+from dprelease.errors import BudgetError, DataError, InternalError, quote
 from dprelease.graph.degrees import (
     degree_histogram,
     edge_dp_sensitivity,
@@ -90,13 +91,26 @@ class DegreeQuery:
         return Guarantee(epsilon=self.epsilon, delta=None)
 
     @property
-    def moe(self) -> float:
-        """The noise's 95% half-width in one bin."""
-        return self.noise.moe(MOE_ALPHA)
+    def moe(self) -> int:
+        """The exact 95% margin of one bin's noise (`exact_margin`)."""
+        return exact_margin(self.noise, MOE_ALPHA)
 
     @property
     def label(self) -> str:
         return f"degree histogram ({self.privacy_unit}-DP, D = {self.max_degree})"
+
+
+def exact_margin(noise: Noise, alpha: float) -> int:
+    """The smallest whole m with P(|X| ≤ m) ≥ 1 − α for whole-number noise X.
+
+    The mechanism's margin a has P(|X| ≥ a) ≤ α (the discrete Laplace's a solves
+    2qᵃ/(1 + q) = α, its tail at whole t; the discrete Gaussian's is the least whole such a),
+    so the first whole t with P(|X| ≥ t) ≤ α is ⌈a⌉ and m = ⌈a⌉ − 1. Rounding a up to the
+    next whole count instead (the margin before issue 38.7) was one count too wide.
+    """
+    if not noise.kind.integer:
+        raise InternalError(f"an exact whole-number margin needs integer noise, not {noise}")
+    return max(0, math.ceil(noise.moe(alpha)) - 1)
 
 
 def true_histogram(edges: EdgeList, query: DegreeQuery) -> np.ndarray:
@@ -147,9 +161,7 @@ class DegreeRelease:
         )
         writer.writeheader()
         for row in self.rows():
-            writer.writerow(
-                {**row, "share": f"{row['share']:.6g}", "moe": f"{math.ceil(row['moe'])}"}
-            )
+            writer.writerow({**row, "share": f"{row['share']:.6g}"})
         return text.getvalue().encode("utf-8")
 
     def metadata(self, ledger: dict[str, Any] | None) -> dict[str, Any]:
@@ -173,7 +185,7 @@ class DegreeRelease:
             "sensitivity_l1": query.sensitivity,
             "mechanism": "discrete_laplace",
             "noise_scale": query.noise.scale,
-            "moe_95": math.ceil(query.moe),
+            "moe_95": query.moe,
             "released_nodes": self.released_nodes,
             "postprocess": "negative counts set to 0; share = count / released_nodes; "
             "released_nodes is the sum of the released counts, not the true number of nodes",
