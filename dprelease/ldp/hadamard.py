@@ -7,22 +7,24 @@ uniform outside it. Two rows v+1 ≠ v'+1 share K/4 of their +1s, so another val
 in C_v with probability 1/2: p = e^ε/(e^ε+1), q* = 1/2 and Var* = n·(e^ε+1)²/(e^ε−1)², BLH's.
 
 General variant (the paper's blocks). The outputs are B blocks of b (a power of two) each,
-K = B·b; block t holds m ≤ b−1 values, value v = t·m + r − 1 owning C_v = {t·b + z : H_b[r, z] =
-+1}, s = b/2 outputs. With D = s·e^ε + K − s a report is y with probability e^ε/D for y ∈ C_v
-and 1/D otherwise: the ratio is e^ε exactly. B = 1 is the one-bit variant. The server takes
-T_v = Σ_{z} H_b[r, z]·(reports at t·b + z) = 2·|reports in C_v| − |reports in block t|. Write
-ρ = D/b = (e^ε−1)/2 + B. A report of v adds +1 w.p. e^ε/(2ρ), −1 w.p. 1/(2ρ); one of another
-value in block t adds ±1 w.p. (e^ε+1)/(4ρ) each (rows r ≠ r' share b/4 of their +1s); one from
-another block adds ±1 w.p. 1/(2ρ) each. So E[T_v] = n_v·μ with μ = (e^ε−1)/(2ρ), and per report Var = a − μ²
-(a report of v), a = (e^ε+1)/(2ρ) (another value of v's block), β = 1/ρ (another block):
+K = B·b; block t holds m ≤ b−1 values, value v = t·m + r − 1 owning C_v = {t·b + z :
+H_b[r, z] = +1}, s = b/2 outputs. With D = s·e^ε + K − s a report is y with probability e^ε/D
+for y ∈ C_v and 1/D otherwise: the ratio is e^ε exactly. B = 1 is the one-bit variant. The
+server takes T_v = Σ_z H_b[r, z]·(reports at t·b + z) = 2·|reports in C_v| − |reports in
+block t|. Write ρ = D/b = (e^ε−1)/2 + B. A report of v adds +1 w.p. e^ε/(2ρ), −1 w.p. 1/(2ρ);
+one of another value in block t adds ±1 w.p. (e^ε+1)/(4ρ) each (rows r ≠ r' share b/4 of their
++1s); one from another block adds ±1 w.p. 1/(2ρ) each. So E[T_v] = n_v·μ, μ = (e^ε−1)/(2ρ),
+and the variance per report is a − μ² (a report of v), a = (e^ε+1)/(2ρ) (another value of v's
+block) or β = 1/ρ (another block):
 
     ĉ(v) = T_v/μ,   Var[ĉ(v)] = (n_v·(a − μ²) + (N_t − n_v)·a + (n − N_t)·β) / μ²    (exact)
 
-with N_t the respondents whose value is in v's block. In the pure framework's terms the support
-count I_v = (n + T_v)/2 has p = (1 + μ)/2 and q* = 1/2, so ĉ is `Support.estimate`. The variance
-of a count near 0 depends on N_t: the figure stated (`BlockSupport`) is the one with the other
-respondents spread evenly over the other d − 1 values, N_t − n_v = n·(m−1)/(d−1); it is exact for any
-data when m = 1 or B = 1, and `count_variances` gives the exact figure for given counts.
+with N_t the respondents whose value is in v's block. In the pure framework's terms the
+support count I_v = (n + T_v)/2 has p = (1 + μ)/2 and q* = 1/2, so ĉ is `Support.estimate`.
+The variance of a count near 0 depends on N_t: the figure stated (`BlockSupport`) is the one
+with the other respondents spread evenly over the other d − 1 values, N_t − n_v =
+n·(m−1)/(d−1); it is exact for any data when m = 1 or B = 1, and `count_variances` gives the
+exact figure for given counts.
 
 The block size is chosen from ε and d: the power of two b (with B = ⌈d/(b−1)⌉ blocks and values
 spread evenly, m = ⌈d/B⌉) whose stated variance is least, b = K (B = 1) on a tie. B = 1 wins at
