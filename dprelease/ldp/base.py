@@ -145,6 +145,12 @@ class FrequencyProtocol(ABC):
         support = self.probabilities(epsilon, d)
         return support.estimate(self.support_counts(values, epsilon, d, rng), values.shape[-1])
 
+    def count_variances(self, epsilon: float, d: int, true_counts: np.ndarray) -> np.ndarray:
+        """Var[ĉ(v)] for every value v, exact, given every value's true count (shape (d,))."""
+        counts = np.asarray(true_counts, dtype=np.float64)
+        support, n = self.probabilities(epsilon, d), int(counts.sum())
+        return np.array([support.variance_exact(n, float(count)) for count in counts])
+
     def support_counts(
         self, values: np.ndarray, epsilon: float, d: int, rng: np.random.Generator
     ) -> np.ndarray:

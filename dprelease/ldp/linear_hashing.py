@@ -10,8 +10,8 @@ Pairwise uniform: for x ≠ x', A(x ⊕ x') is uniform on {0,1}^g' (the rows of 
 and independent), so a report of x' supports x with probability exactly q* = 1/g, as for
 OLH: Var*[ĉ(x)] = n·(e^ε + g − 1)²/((e^ε − 1)²·(g − 1)), minimal at g ≈ e^ε + 1 (g is the
 nearest power of two, at most MAX_BUCKETS = 128: within 9% of OLH's optimum 4e^ε/(e^ε−1)²
-up to ε ≈ 4.9, ×1.4 at ε = 6). At ε = 2 that is 0.73·n against Hadamard response's
-((e^ε+1)/(e^ε−1))²·n = 1.72·n.
+up to ε ≈ 4.9, ×1.4 at ε = 6). At ε = 2 that is 0.73·n against Hadamard response's 1.27·n
+(with its blocks; its one-bit variant's ((e^ε+1)/(e^ε−1))²·n = 1.72·n).
 
 Aggregator, for all x at once: 1[A x = y] = (1/g)·Σ_{u ∈ {0,1}^g'} (−1)^{u·y}·(−1)^{(Aᵀu)·x},
 so the support counts are S(x) = (1/g)·(H·F)(x) with F[w] = Σ_i Σ_u (−1)^{u·y_i}·1[w = A_iᵀu]:
