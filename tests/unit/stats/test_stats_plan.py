@@ -13,7 +13,7 @@ from dprelease.accounting.composition import epsilon_to_zcdp, exact_sum
 from dprelease.errors import PlanError
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan
 from dprelease.stats.allocation import allocate
-from tests.helpers.cli import ROOT, run
+from helpers.cli import ROOT, run
 
 SAMPLE = ROOT / "data" / "census_sample.csv"
 STATS = [
@@ -301,7 +301,7 @@ def test_a_discovery_that_finds_nothing_releases_empty_tables_not_an_error() -> 
 def test_a_quantiles_resolution_is_a_plan_key_with_a_limit() -> None:
     from dprelease.limits import QUANTILE_MAX_CANDIDATES
     from dprelease.stats.quantile import candidates
-    from tests.helpers.income_data import income_plan
+    from helpers.income_data import income_plan
 
     default = parse_plan(income_plan()).statistics[0].stat
     assert candidates(default)[:3].tolist() == [0, 200, 400]  # today's default, unchanged
@@ -327,7 +327,7 @@ def test_a_quantiles_resolution_is_a_plan_key_with_a_limit() -> None:
 
 
 def test_cli_release_states_which_rows_a_statistic_uses_never_how_many(tmp_path: Path) -> None:
-    from tests.helpers.income_data import (
+    from helpers.income_data import (
         ABOVE,
         INCOME_CSV,
         NO_NUMBER,

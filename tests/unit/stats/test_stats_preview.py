@@ -9,7 +9,7 @@ from dprelease.stats.allocation import allocate
 from dprelease.stats.noise import PreviewNoise
 from dprelease.stats.quantile import draw_quantiles
 from dprelease.stats.source import read_stat_source
-from tests.helpers.cli import ROOT
+from helpers.cli import ROOT
 
 SAMPLE = ROOT / "data" / "census_sample.csv"
 PLAN = {
@@ -56,7 +56,7 @@ def test_a_quantiles_value_margin_holds_for_its_own_draws() -> None:
 def test_a_changed_resolution_changes_the_grid_and_rows_with_no_number_are_counted() -> None:
     """Issue 24.5: the preview draws from the stated grid (the plan's `resolution`); the data
     report counts the rows with no number (`N`, empty) and the values clamped, after the cap."""
-    from tests.helpers.income_data import ABOVE, INCOME_CSV, NO_NUMBER, income_plan
+    from helpers.income_data import ABOVE, INCOME_CSV, NO_NUMBER, income_plan
 
     rng = np.random.default_rng(3)
     drawn = {}

@@ -12,7 +12,7 @@ from dprelease.ledger.store import Ledger
 from dprelease.plan.parse import load_plan
 from dprelease.release.publish import Account
 from dprelease.release.suggest import Question, candidates_plan, charged_suggestion, suggest
-from tests.helpers.cli import ROOT, SAMPLE_PLAN
+from helpers.cli import ROOT, SAMPLE_PLAN
 
 NAMES = ("sex", "state", "age_by_sex")
 
