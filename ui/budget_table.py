@@ -96,9 +96,7 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
     for table, was, now in zip(allocation.tables, frame["locked"], edited["locked"], strict=True):
         if bool(was) != bool(now):
             value = getattr(table, unit) if now else None
-            ws.plan = update_table(
-                ws.plan, table.name, **{unit: value, "epsilon" if unit == "rho" else "rho": None}
-            )
+            ws.plan = update_table(ws.plan, table.name, **allocation.accountant.lock_fields(value))
             st.rerun()
 
 

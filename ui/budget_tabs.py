@@ -63,8 +63,7 @@ def _curve(ws: Workspace, plan: Plan) -> MoeCurve:
         sort_keys=True,
         default=str,
     )
-    unit = "rho" if plan.budget.rho is not None else "epsilon"
-    current = float(getattr(plan.budget, unit) or 0.0)
+    unit, current = plan.budget.total_field, float(plan.budget.total)
     remembered = ws.memo.curve
     if (
         remembered is not None

@@ -63,7 +63,7 @@ def budget_split(allocation: PlanAllocation) -> go.Figure:
 
 def moe_against_budget(curve: MoeCurve) -> go.Figure:
     """Margin of error per cell against the total budget, one line per table, log-log."""
-    unit = "ρ" if curve.unit == "rho" else "ε"
+    unit = curve.symbol
     figure = go.Figure()
     for name, values in curve.moe.items():
         figure.add_trace(go.Scatter(x=curve.budgets, y=values, mode="lines", name=name))

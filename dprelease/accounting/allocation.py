@@ -57,7 +57,7 @@ def _required(target: Target, fixed: dict[int, float], deltas: Sequence[float]) 
 
 
 def _check_targets_fit(plan: Plan, target: Target, required: Guarantee) -> None:
-    if target.accountant.in_rho and plan.budget.rho is not None:
+    if target.epsilon is None:  # the budget was given as ρ (zcdp): the targets' ρ against it
         if required.rho is not None and required.rho > target.amount:
             raise BudgetError(
                 f"Budget too small for the targets: they need rho ≥ {required.rho:.6g} but the "

@@ -44,7 +44,7 @@ def strategy_for(plan: Plan, sens: Sensitivity, target: Target) -> Strategy[Nois
         raise InternalError(f"the strategy has no {accountant.name} accountant")
     from dprelease.accounting.approx_noise import certified_strategy
 
-    rho = target.amount if accountant.in_rho else None
+    rho = target.rho_total()
     strategy = select_strategy(
         plan.schema,
         workload_of(plan),

@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from dprelease.accounting.accountants.base import UNIT_SYMBOLS
 from dprelease.accounting.accountants.renyi import renyi_epsilon
 from dprelease.accounting.allocation import Allocation, TableBudget, allocate
 from dprelease.accounting.composition import (
@@ -44,18 +45,16 @@ CURVE_SPAN = 10.0  # the curve runs from budget / span to budget × span
 class MoeCurve:
     """Each table's per-cell margin of error at each total budget (NaN where it does not fit)."""
 
-    unit: str  # "epsilon" or "rho": what the budget axis measures
+    unit: str  # the plan's `Budget.total_field`: what the budget axis measures
+
+    @property
+    def symbol(self) -> str:
+        """The axis's letter for people (ε, or ρ)."""
+        return UNIT_SYMBOLS[self.unit]
+
     budgets: tuple[float, ...]
     current: float
     moe: Mapping[str, tuple[float, ...]]
-
-
-def _with_total(plan: Plan, unit: str, value: float) -> Plan:
-    if unit == "rho":
-        budget = dataclasses.replace(plan.budget, rho=value)
-    else:
-        budget = dataclasses.replace(plan.budget, epsilon=value)
-    return dataclasses.replace(plan, budget=budget)
 
 
 def moe_curves(
@@ -70,13 +69,12 @@ def moe_curves(
     `allocator` allocates the plan at each total: the count tables' `allocate` by default; a
     plan with statistics or discoveries needs `dprelease.stats.allocation.allocate`, whose
     shares come off each total first."""
-    unit = "rho" if plan.budget.rho is not None else "epsilon"
-    current = getattr(plan.budget, unit)
+    unit, current = plan.budget.total_field, plan.budget.total
     budgets = tuple(float(b) for b in np.geomspace(current / span, current * span, points))
     moe: dict[str, list[float]] = {spec.name: [] for spec in plan.tables}
     for total in budgets:
         try:
-            allocation = allocator(_with_total(plan, unit, total))
+            allocation = allocator(dataclasses.replace(plan, budget=plan.budget.with_total(total)))
         except DPReleaseError:  # too small for the locks or targets, or above the limit
             for values in moe.values():
                 values.append(math.nan)

@@ -90,6 +90,24 @@ class Budget:
                 f"got {quote(self.confidence)}."
             )
 
+    @property
+    def total_field(self) -> str:
+        """The field the plan gives its total in: `rho` (zCDP's, when given) or `epsilon`."""
+        return "epsilon" if self.rho is None else "rho"
+
+    @property
+    def total(self) -> float:
+        """The plan's total, in `total_field`."""
+        value = self.epsilon if self.rho is None else self.rho
+        assert value is not None  # __post_init__ requires one of them
+        return value
+
+    def with_total(self, value: float) -> Budget:
+        """The same budget with another total in the same field (a what-if)."""
+        if self.rho is None:
+            return dataclasses.replace(self, epsilon=value)
+        return dataclasses.replace(self, rho=value)
+
 
 @dataclass(frozen=True)
 class Postprocess:

@@ -128,7 +128,7 @@ def _statistics_accounting(plan: Plan) -> Plan:
     accountant = forced(plan)
     if accountant is None:
         if plan.discoveries:  # (ε, δ)-DP: an accountant in ρ composes it with the counts
-            accountant = first(lambda a: a.in_rho, "in ρ")
+            accountant = first(lambda a: a.hosts_discovery, "for discoveries")
         elif plan.tables:
             counts = replace(plan, statistics=(), discoveries=())
             accountant = resolve_accounting(counts, sensitivity(plan.unit, plan.neighbors))[0]

@@ -119,3 +119,30 @@ def test_the_guard_sees_each_kind_of_name_comparison() -> None:
         assert offences_in(text), text
     for text in allowed:
         assert not offences_in(text), text
+
+
+def unit_branches_in(text: str) -> list[str]:
+    """Branches on the budget's unit: `.in_rho`, or a comparison of a `.unit` with a unit's
+    name (issue 36.1: the accountant answers; no other code asks which unit it adds in)."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Attribute) and node.attr == "in_rho":
+            found.append(f"{node.lineno}: .in_rho")
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            reads_unit = any(isinstance(o, ast.Attribute) and o.attr == "unit" for o in operands)
+            names = {o.value for o in operands if isinstance(o, ast.Constant)}
+            if reads_unit and names & {"rho", "epsilon"}:
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_code_branches_on_the_budgets_unit_outside_the_accountants() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sources()
+        for line in unit_branches_in(path.read_text("utf-8"))
+    ]
+    assert found == [], "ask the accountant (or the target) instead:\n" + "\n".join(found)
+    assert unit_branches_in("x = a.in_rho") and unit_branches_in('y = c.unit == "rho"')
+    assert not unit_branches_in('z = plan.unit.kind == "id"')

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from dprelease.plan.table_spec import Sensitivity, TableSpec
 
 Unit = Literal["epsilon", "rho"]
+UNIT_SYMBOLS = {"epsilon": "ε", "rho": "ρ"}  # a unit's letter for people
 Shape = Literal["laplace", "gaussian"]  # the strategy's error model: L1 or L2 noise
 Fields = tuple[float | None, float | None, float | None]  # (ε, δ, ρ) of one measurement
 
@@ -59,6 +60,10 @@ class Target(ABC):
     def amount(self) -> float:
         """The total in the accountant's additive unit (ε, or ρ)."""
 
+    def rho_total(self) -> float | None:
+        """The budget's ρ, for an accountant whose shares add up in ρ (else None)."""
+        return None
+
     def as_epsilon(self) -> float:
         """The budget's ε (under zCDP the plan's, or ρ's at δ): what the strategy states."""
         if self.epsilon is None:
@@ -86,6 +91,7 @@ class Accountant(ABC):
     strategy_shape: ClassVar[Shape] = "gaussian"  # how the strategy optimises its shares
     priced_as_set: ClassVar[bool] = False  # listed tables are priced at once (one Gaussian)
     additive: ClassVar[bool] = True  # shares add up to the total (else scaled until it fits)
+    hosts_discovery: ClassVar[bool] = False  # `auto` may compose (ε, δ) discoveries in it
 
     def __repr__(self) -> str:
         return f"<accountant {self.name}>"
@@ -93,7 +99,12 @@ class Accountant(ABC):
     @property
     def symbol(self) -> str:
         """The unit's letter for people (ε or ρ)."""
-        return {"epsilon": "ε", "rho": "ρ"}[self.unit]
+        return UNIT_SYMBOLS[self.unit]
+
+    def lock_fields(self, value: float | None) -> dict[str, float | None]:
+        """A table's lock of `value` in this accountant's unit, the other unit's field cleared
+        (a plan table locks ε or ρ, never both)."""
+        return {unit: value if unit == self.unit else None for unit in UNIT_SYMBOLS}
 
     @property
     def in_rho(self) -> bool:

@@ -52,6 +52,9 @@ class ZcdpTarget(Target):
     def amount(self) -> float:
         return self.rho
 
+    def rho_total(self) -> float:
+        return self.rho
+
     def as_epsilon(self) -> float:
         return self.epsilon or zcdp_to_epsilon(self.rho, self.delta)[0]
 
@@ -64,6 +67,7 @@ class Zcdp(Accountant):
     needs_delta = True
     mechanism = DISCRETE_GAUSSIAN
     chooses_strategy = True
+    hosts_discovery = True  # a discovery's (ε, δ) converts to ρ beside the counts' ρ
 
     def target(self, budget: Budget) -> ZcdpTarget:
         delta = delta_of(budget, self.name)
