@@ -135,8 +135,9 @@ def pure_to_zcdp(epsilon: float) -> float:
     return epsilon * epsilon / 2
 
 
-def _cks_epsilon_at(alpha: float, rho: float, log_inv_delta: float) -> float:
-    """The CKS ε bound at one Rényi order α > 1 (valid for every α)."""
+def cks_estimate_at(alpha: float, rho: float, log_inv_delta: float) -> float:
+    """The CKS ε bound at one Rényi order α > 1 (valid for every α), in plain floats: a
+    search's estimate; a stated bound is `zcdp_epsilon_at_order`'s."""
     a1 = alpha - 1
     return alpha * rho + (log_inv_delta + a1 * math.log(a1) - alpha * math.log(alpha)) / a1
 
@@ -175,7 +176,7 @@ def zcdp_epsilon_at_order(rho: float, delta: float, alpha: float) -> float:
     so the value stated is the larger of it and the high-precision bound of
     `dprelease.accounting.precise` (with its allowance), rounded up. It may be
     ≤ 0 for a vanishing ρ; `zcdp_to_epsilon` refuses that."""
-    float_bound = push_up(_cks_epsilon_at(alpha, rho, math.log(1 / delta)))
+    float_bound = push_up(cks_estimate_at(alpha, rho, math.log(1 / delta)))
     return max(float_bound, round_up(cks_epsilon_upper(alpha, rho, delta)))
 
 
@@ -216,7 +217,7 @@ def epsilon_to_zcdp(epsilon: float, delta: float) -> tuple[float, float]:
     log_inv_delta = math.log(1 / delta)
 
     def float_epsilon(rho: float) -> float:  # fast, for the search; checked precisely below
-        return push_up(_cks_epsilon_at(_best_alpha(rho, log_inv_delta), rho, log_inv_delta))
+        return push_up(cks_estimate_at(_best_alpha(rho, log_inv_delta), rho, log_inv_delta))
 
     low, _ = threshold(lambda rho: float_epsilon(rho) > epsilon, 0.0, epsilon)
     low_alpha = _best_alpha(low, log_inv_delta) if low > 0 else math.inf

@@ -50,7 +50,7 @@ from dprelease.accounting.composition import (
     round_down,
 )
 from dprelease.errors import BudgetError, InternalError
-from dprelease.plan.model import Plan
+from dprelease.plan.model import Budget, Plan
 from dprelease.plan.statistic import StatisticTable
 from dprelease.plan.table_spec import sensitivity
 from dprelease.stats.budget import Share
@@ -196,12 +196,14 @@ def _delta_parts(plan: Plan) -> tuple[Fraction, Fraction, Fraction] | None:
     return Fraction(0), each, delta - each * discoveries
 
 
-def reserve(plan: Plan) -> Reservation:
-    """Shares of the statistics and discoveries (rounded down) and the rest for the counts."""
+def reserve(plan: Plan, scale: Fraction = Fraction(1)) -> Reservation:
+    """Shares of the statistics and discoveries (rounded down) and the rest for the counts;
+    `scale` grows the total by what the accountant's composition saves (`spare_scale`)."""
     budget = plan.budget
     accountant = settled(budget)
     deltas = _delta_parts(plan)
     total, alpha = accountant.statistics_total(budget, None if deltas is None else deltas[2])
+    total *= scale
     stat_locks = [_lock(plan, s) for s in plan.statistics]
     table_locks = [_table_lock(plan, i) for i in range(len(plan.tables))]
     locked = sum((v for v in (*stat_locks, *table_locks) if v is not None), Fraction(0))
@@ -259,25 +261,35 @@ def _counts_plan(plan: Plan, reservation: Reservation) -> Plan:
     return dataclasses.replace(plan, budget=new, statistics=(), discoveries=())
 
 
-def _guarantee(
-    plan: Plan,
-    reservation: Reservation,
-    counts: Allocation | None,
-    costs: Sequence[Share],
-) -> Guarantee:
-    """The whole release's guarantee, checked against the plan's total."""
-    budget = plan.budget
-    accountant = settled(budget)
-    fields = [(c.epsilon, c.delta, c.rho) for c in costs]
+def _parts(
+    reservation: Reservation, counts: Allocation | None, costs: Sequence[Share]
+) -> ReleaseParts:
+    """What the release is composed of, as the accountant composes it."""
     measured = counts.measurements if counts is not None else ()
-    parts = ReleaseParts(
-        statistics=fields,
+    return ReleaseParts(
+        statistics=[(c.epsilon, c.delta, c.rho) for c in costs],
         counts=None if counts is None else counts.total,
         count_rhos=[m.rho or 0.0 for m in measured],
         delta_left=reservation.delta_left,
         order=reservation.alpha,
     )
-    guarantee = accountant.release_guarantee(parts)
+
+
+def _within(guarantee: Guarantee, budget: Budget) -> bool:
+    """Whether a release's guarantee is within the plan's total (ρ, ε and δ as given)."""
+    pairs = [
+        (guarantee.rho, budget.rho),
+        (guarantee.epsilon, budget.epsilon),
+        (guarantee.delta, budget.delta),
+    ]
+    return all(
+        spent is None or given is None or Fraction(spent) <= Fraction(given)
+        for spent, given in pairs
+    )
+
+
+def _checked(guarantee: Guarantee, budget: Budget) -> Guarantee:
+    """The whole release's guarantee, checked against the plan's total (the last defence)."""
     if budget.rho is not None and guarantee.rho is not None:
         check_within(Fraction(guarantee.rho), Fraction(budget.rho), "rho")
     if budget.epsilon is not None:
@@ -289,8 +301,28 @@ def _guarantee(
 
 def allocate_with_statistics(plan: Plan) -> PlanAllocation:
     """The allocation of a plan with statistics or discoveries, its accounting settled (see
-    the module docstring)."""
-    reservation = reserve(plan)
+    the module docstring). Where the accountant's composition states less than the plan's
+    total (Rényi with ε-DP statistics), every share grows by what it saves (`spare_scale`),
+    and the grown release is kept only if its exact guarantee still fits."""
+    allocation, parts = _allocate_at(plan, Fraction(1))
+    accountant = settled(plan.budget)
+    scale = accountant.spare_scale(parts, plan.budget)
+    for _ in range(SPARE_TRIES):
+        if scale <= 1:
+            break
+        grown, _ = _allocate_at(plan, scale)
+        if _within(grown.total, plan.budget):
+            return replace(grown, total=_checked(grown.total, plan.budget))
+        scale = 1 + (scale - 1) / 2  # the shares' rounding went over: spend half as much
+    return replace(allocation, total=_checked(allocation.total, plan.budget))
+
+
+SPARE_TRIES = 4
+
+
+def _allocate_at(plan: Plan, scale: Fraction) -> tuple[PlanAllocation, ReleaseParts]:
+    """The allocation with the total grown by `scale`, its guarantee not yet checked."""
+    reservation = reserve(plan, scale)
     statistics = tuple(
         StatisticBudget(
             s,
@@ -306,9 +338,10 @@ def allocate_with_statistics(plan: Plan) -> PlanAllocation:
     )
     counts = allocate_counts(_counts_plan(plan, reservation)) if plan.tables else None
     costs = [s.cost for s in statistics] + [d.mechanism.cost for d in discoveries]
-    total = _guarantee(plan, reservation, counts, costs)
+    parts = _parts(reservation, counts, costs)
+    total = settled(plan.budget).release_guarantee(parts)
     advice = () if counts is None else counts.advice
-    return PlanAllocation(
+    allocation = PlanAllocation(
         accounting=settled(plan.budget).name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
@@ -322,3 +355,4 @@ def allocate_with_statistics(plan: Plan) -> PlanAllocation:
         statistics=statistics,
         discoveries=discoveries,
     )
+    return allocation, parts

@@ -141,6 +141,12 @@ class Accountant(ABC):
         """The budget of the count tables once statistics took theirs: `amount` in the unit."""
         return replace(budget, epsilon=amount, delta=delta)
 
+    def spare_scale(self, parts: ReleaseParts, budget: Budget) -> Fraction:
+        """How much every share of a release composed of `parts` may grow and its guarantee
+        still fit the plan's total: 1 where the composition states the total it was given
+        (what the allocator splits is already all there is)."""
+        return Fraction(1)
+
     def statistics_total(
         self, budget: Budget, delta: Fraction | None
     ) -> tuple[Fraction, float | None]:

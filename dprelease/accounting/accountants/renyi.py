@@ -8,14 +8,17 @@ divergence never exceeds the max-divergence. Curves add up order by order, and t
 converted at the best order of the grid by the bound of Canonne, Kamath & Steinke (2020,
 Prop. 12; Asoodeh et al. 2021): ε = ε(α) + ln((α−1)/α) − (ln δ + ln α)/(α − 1).
 
-The noise is the zCDP accountant's, drawn from the same shares (ρ adds up within the plan's
-budget), so the stated ε is never above zCDP's (its bound is one of the candidates) and is
-tighter where a release holds ε-DP statistics, whose zCDP cost αε²/2 exceeds ε at the large
-orders a small δ asks for.
+The noise is the zCDP accountant's, drawn from shares that add up in ρ, so the stated ε is
+never above zCDP's for the same shares (its bound is one of the candidates) and is tighter
+where a release holds ε-DP statistics, whose zCDP cost αε²/2 exceeds ε at the large orders a
+small δ asks for. What it saves is spent (`spare_scale`): the allocator grows every share
+until the grid's bound reaches the plan's ε, so such a release has less noise than under zCDP
+at the same (ε, δ).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -25,6 +28,7 @@ from dprelease.accounting.accountants.base import ReleaseParts, Target
 from dprelease.accounting.accountants.zcdp import Zcdp, ZcdpTarget
 from dprelease.accounting.composition import (
     Guarantee,
+    cks_estimate_at,
     round_down,
     round_up,
     zcdp_epsilon_at_order,
@@ -33,6 +37,8 @@ from dprelease.accounting.composition import (
 if TYPE_CHECKING:
     from dprelease.accounting.accountants.base import Accountant
     from dprelease.plan.model import Budget
+
+MAX_SPARE_SCALE = 1024  # far above any saving: ε-DP statistics' curves cap theirs at ε
 
 ORDERS = tuple(1 + 10 ** (k / 20) for k in range(-60, 81))
 """The grid of Rényi orders α: 1.001 to 10,001, twenty a decade (log-spaced above 1)."""
@@ -71,17 +77,48 @@ class Renyi(Zcdp):
     def release_guarantee(self, parts: ReleaseParts) -> Guarantee:
         """zCDP's guarantee, or the grid's where the statistics' ε-DP curves make it tighter."""
         zcdp = super().release_guarantee(parts)
-        statistics = parts.statistics
-        # ε-DP statistics (no δ of their own): their ε beside their ρ
-        pure = [(Fraction(e or 0.0), Fraction(r or 0.0)) for e, d, r in statistics if _pure(e, d)]
-        if not pure or parts.delta_left is None:
+        curves = _curves(parts)
+        if curves is None or parts.delta_left is None:
             return replace(zcdp, composition="renyi")
-        curves: list[Curve] = [(e, r) for e, r in pure]
-        curves += [(None, Fraction(r or 0.0)) for e, d, r in statistics if not _pure(e, d)]
-        curves += [(None, Fraction(r)) for r in parts.count_rhos]
         found = renyi_epsilon(curves, round_down(parts.delta_left))
         best = zcdp.epsilon if found is None else min(found, zcdp.epsilon)
         return Guarantee(best, zcdp.delta, zcdp.rho, "renyi")
+
+    def spare_scale(self, parts: ReleaseParts, budget: Budget) -> Fraction:
+        """What the grid saves, spent (issue 36.1): the largest factor s, bisected to 1/2²⁰,
+        such that the release with every ρ times s (an ε-DP statistic's ε, √ρ-proportional,
+        times √s) still composes within the plan's ε. 1 when the budget is a ρ (a cap in ρ
+        is spent whole already) or nothing is ε-DP. The allocator recomposes the grown
+        release exactly before keeping it."""
+        curves = _curves(parts)
+        if curves is None or budget.rho is not None or budget.epsilon is None:
+            return Fraction(1)
+        if parts.delta_left is None:
+            return Fraction(1)
+        log_inv_delta, cap = math.log(1 / round_down(parts.delta_left)), budget.epsilon
+        pure = [(float(e), float(r)) for e, r in curves if e is not None]
+        rho_only = float(sum((r for e, r in curves if e is None), Fraction(0)))
+
+        def fits(scale: Fraction) -> bool:  # in floats: the allocator's exact check follows
+            s = float(scale)
+            root = math.sqrt(s)
+            return any(
+                cks_estimate_at(
+                    alpha,
+                    rho_only * s + sum(min(e * root / alpha, r * s) for e, r in pure),
+                    log_inv_delta,
+                )
+                <= cap
+                for alpha in ORDERS
+            )
+
+        low, high = Fraction(1), Fraction(2)
+        while fits(high) and high < MAX_SPARE_SCALE:
+            low, high = high, high * 2
+        while high - low > Fraction(1, 2**20):
+            middle = (low + high) / 2
+            low, high = (middle, high) if fits(middle) else (low, middle)
+        return low
 
 
 Curve = tuple[Fraction | None, Fraction]
@@ -102,6 +139,20 @@ def renyi_epsilon(curves: Sequence[Curve], delta: float) -> float | None:
         if candidate > 0 and (best is None or candidate < best):
             best = candidate
     return best
+
+
+def _curves(parts: ReleaseParts) -> list[Curve] | None:
+    """Every measurement's curve, or None when no statistic is ε-DP (then zCDP's bound is the
+    grid's too)."""
+    statistics = parts.statistics
+    # ε-DP statistics (no δ of their own): their ε beside their ρ
+    pure = [(Fraction(e or 0.0), Fraction(r or 0.0)) for e, d, r in statistics if _pure(e, d)]
+    if not pure:
+        return None
+    curves: list[Curve] = [(e, r) for e, r in pure]
+    curves += [(None, Fraction(r or 0.0)) for e, d, r in statistics if not _pure(e, d)]
+    curves += [(None, Fraction(r)) for r in parts.count_rhos]
+    return curves
 
 
 def _pure(epsilon: float | None, delta: float | None) -> bool:

@@ -102,10 +102,10 @@ def test_basic_composition_is_exact_not_floating():
 @pytest.mark.parametrize("delta", [1e-15, 1e-10, 1e-5, 0.3])
 def test_best_cks_order_is_the_minimum_over_a_fine_grid(rho, delta):
     # The Newton root of the derivative against brute force: 20,001 orders on a log grid.
-    from dprelease.accounting.composition import _best_alpha, _cks_epsilon_at
+    from dprelease.accounting.composition import _best_alpha, cks_estimate_at
 
     log_inv = math.log(1 / delta)
     grid = [1 + 10 ** (k / 1000) for k in range(-9000, 12001)]
-    brute = min(_cks_epsilon_at(a, rho, log_inv) for a in grid)
-    found = _cks_epsilon_at(_best_alpha(rho, log_inv), rho, log_inv)
+    brute = min(cks_estimate_at(a, rho, log_inv) for a in grid)
+    found = cks_estimate_at(_best_alpha(rho, log_inv), rho, log_inv)
     assert found <= brute + 1e-12 * max(1.0, abs(brute))
