@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from dprelease.accounting.accountants.base import ReleaseParts
+from dprelease.accounting.accountants.base import Accountant, ReleaseParts
 from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.accounting.accountants.registry import first, forced, is_auto, settled
 from dprelease.accounting.allocated import Allocation
@@ -140,7 +140,7 @@ def _statistics_accounting(plan: Plan) -> Plan:
 # --- the shares -------------------------------------------------------------------------------
 
 
-def _lock(plan: Plan, statistic: StatisticTable) -> Fraction | None:
+def _lock(plan: Plan, accountant: Accountant, statistic: StatisticTable) -> Fraction | None:
     """A locked statistic's value in the additive unit."""
     table = statistic.table
     if table.rho is not None:
@@ -149,16 +149,16 @@ def _lock(plan: Plan, statistic: StatisticTable) -> Fraction | None:
         return None
     # the exponential mechanism's bounded range: ρ = ε²/8 under zcdp (the kind's divisor)
     bounded_range = kind_of(statistic.stat).zcdp_divisor == 8
-    return settled(plan.budget).of_epsilon(Fraction(table.epsilon), bounded_range)
+    return accountant.of_epsilon(Fraction(table.epsilon), bounded_range)
 
 
-def _table_lock(plan: Plan, index: int) -> Fraction | None:
+def _table_lock(plan: Plan, accountant: Accountant, index: int) -> Fraction | None:
     spec = plan.tables[index]
     if spec.rho is not None:
         return Fraction(spec.rho)
     if spec.epsilon is None:
         return None
-    return settled(plan.budget).of_epsilon(Fraction(spec.epsilon))
+    return accountant.of_epsilon(Fraction(spec.epsilon))
 
 
 def _weight(plan: Plan, weight: float) -> Fraction:
@@ -180,10 +180,9 @@ class Reservation:
     alpha: float | None  # the CKS order that certified the zcdp total (when given as ε)
 
 
-def _delta_parts(plan: Plan) -> tuple[Fraction, Fraction, Fraction] | None:
+def _delta_parts(plan: Plan, accountant: Accountant) -> tuple[Fraction, Fraction, Fraction] | None:
     """(δ of a statistic that needs one, δ of a discovery, δ left): None under pure."""
     budget = plan.budget
-    accountant = settled(budget)
     if not accountant.needs_delta or budget.delta is None:
         return None
     delta = Fraction(budget.delta)
@@ -196,16 +195,15 @@ def _delta_parts(plan: Plan) -> tuple[Fraction, Fraction, Fraction] | None:
     return Fraction(0), each, delta - each * discoveries
 
 
-def reserve(plan: Plan, scale: Fraction = Fraction(1)) -> Reservation:
+def reserve(plan: Plan, accountant: Accountant, scale: Fraction = Fraction(1)) -> Reservation:
     """Shares of the statistics and discoveries (rounded down) and the rest for the counts;
     `scale` grows the total by what the accountant's composition saves (`spare_scale`)."""
     budget = plan.budget
-    accountant = settled(budget)
-    deltas = _delta_parts(plan)
+    deltas = _delta_parts(plan, accountant)
     total, alpha = accountant.statistics_total(budget, None if deltas is None else deltas[2])
     total *= scale
-    stat_locks = [_lock(plan, s) for s in plan.statistics]
-    table_locks = [_table_lock(plan, i) for i in range(len(plan.tables))]
+    stat_locks = [_lock(plan, accountant, s) for s in plan.statistics]
+    table_locks = [_table_lock(plan, accountant, i) for i in range(len(plan.tables))]
     locked = sum((v for v in (*stat_locks, *table_locks) if v is not None), Fraction(0))
     weights = [
         _weight(plan, s.table.weight)
@@ -250,14 +248,14 @@ def reserve(plan: Plan, scale: Fraction = Fraction(1)) -> Reservation:
 # --- composing ------------------------------------------------------------------------------
 
 
-def _counts_plan(plan: Plan, reservation: Reservation) -> Plan:
+def _counts_plan(plan: Plan, accountant: Accountant, reservation: Reservation) -> Plan:
     """The plan of the count tables alone, with what the statistics left as its budget."""
     budget = plan.budget
     left = round_down(reservation.left)
     delta = budget.delta
     if reservation.delta_left is not None:
         delta = round_down(reservation.delta_left)
-    new = settled(budget).counts_budget(budget, left, delta)
+    new = accountant.counts_budget(budget, left, delta)
     return dataclasses.replace(plan, budget=new, statistics=(), discoveries=())
 
 
@@ -304,13 +302,13 @@ def allocate_with_statistics(plan: Plan) -> PlanAllocation:
     the module docstring). Where the accountant's composition states less than the plan's
     total (Rényi with ε-DP statistics), every share grows by what it saves (`spare_scale`),
     and the grown release is kept only if its exact guarantee still fits."""
-    allocation, parts = _allocate_at(plan, Fraction(1))
-    accountant = settled(plan.budget)
+    accountant = settled(plan.budget)  # resolved once, passed down
+    allocation, parts = _allocate_at(plan, accountant, Fraction(1))
     scale = accountant.spare_scale(parts, plan.budget)
     for _ in range(SPARE_TRIES):
         if scale <= 1:
             break
-        grown, _ = _allocate_at(plan, scale)
+        grown, _ = _allocate_at(plan, accountant, scale)
         if _within(grown.total, plan.budget):
             return replace(grown, total=_checked(grown.total, plan.budget))
         scale = 1 + (scale - 1) / 2  # the shares' rounding went over: spend half as much
@@ -320,9 +318,11 @@ def allocate_with_statistics(plan: Plan) -> PlanAllocation:
 SPARE_TRIES = 4
 
 
-def _allocate_at(plan: Plan, scale: Fraction) -> tuple[PlanAllocation, ReleaseParts]:
+def _allocate_at(
+    plan: Plan, accountant: Accountant, scale: Fraction
+) -> tuple[PlanAllocation, ReleaseParts]:
     """The allocation with the total grown by `scale`, its guarantee not yet checked."""
-    reservation = reserve(plan, scale)
+    reservation = reserve(plan, accountant, scale)
     statistics = tuple(
         StatisticBudget(
             s,
@@ -336,13 +336,13 @@ def _allocate_at(plan: Plan, scale: Fraction) -> tuple[PlanAllocation, ReleasePa
         DiscoveryBudget(d, DISCOVERY.calibrate(d.spec, share, context(plan, ())))
         for d, share in zip(plan.discoveries, reservation.discoveries, strict=True)
     )
-    counts = allocate_counts(_counts_plan(plan, reservation)) if plan.tables else None
+    counts = allocate_counts(_counts_plan(plan, accountant, reservation)) if plan.tables else None
     costs = [s.cost for s in statistics] + [d.mechanism.cost for d in discoveries]
     parts = _parts(reservation, counts, costs)
-    total = settled(plan.budget).release_guarantee(parts)
+    total = accountant.release_guarantee(parts)
     advice = () if counts is None else counts.advice
     allocation = PlanAllocation(
-        accounting=settled(plan.budget).name,
+        accounting=accountant.name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=total,
