@@ -138,8 +138,11 @@ inward: each line imports only from lines above it or from its own subpackage.
                   and itemsets of domains too large to list (prefix search, padding)
 - graph/          CONFIDENTIAL graphs from an edge list: edges (read, an undirected simple
                   graph), degrees (histograms, the node-DP projection, the sensitivities),
-                  anonymity (k-degree, Liu–Terzi greedy anonymisation), release (the DP degree
-                  distribution, charged to the ledger), command (`dprelease graph`)
+                  anonymity (k-degree risk and the anonymisation's figures), degree_sequence
+                  (Liu–Terzi's optimal k-anonymous degree sequence by an O(n) DP, the lower
+                  bounds on the edges to add), supergraph (the edges added in rounds; on small
+                  graphs the fewest of several ways, within a work bound), release (the DP
+                  degree distribution, charged to the ledger), command (`dprelease graph`)
 - cli/            the command line (python -m dprelease), the top layer: SUBCOMMANDS lists one
                   module per area (add_parser, run: parse → call the library → print); plan,
                   release, validate, codebook (a file's declared labels), sample, risk; options

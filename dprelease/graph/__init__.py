@@ -4,7 +4,8 @@ Modules: `edges` (read an edge list into an undirected simple graph), `degrees` 
 the node-DP projection and both sensitivities, derived in its docstring), `anonymity`
 (CONFIDENTIAL: k-degree anonymity and the anonymisation's figures), `degree_sequence` (the
 optimal k-anonymous degree sequence and the lower bounds on the edges to add), `supergraph`
-(the edges added towards it, in rounds within a work bound), `release` (the DP degree
+(the edges added towards it, in rounds within a work bound; on a small graph the fewest
+edges of several ways), `release` (the DP degree
 histogram, charged to the ledger) and `command` (the `graph` CLI).
 """
 

@@ -7,7 +7,8 @@ smallest number of nodes that share a degree (Liu & Terzi, SIGMOD 2008).
 
 The anonymisation (issue 38.5) takes the optimal k-anonymous degree sequence, Liu & Terzi's
 dynamic programme (`dprelease.graph.degree_sequence`), and adds edges towards it in rounds
-(`dprelease.graph.supergraph`): only added edges, never a removed one. Its least total raise,
+(`dprelease.graph.supergraph`; on a small graph the fewest edges of several ways, the greedy
+this replaced among them): only added edges, never a removed one. Its least total raise,
 halved, is a lower bound on the edges any anonymisation by added edges needs; the result gives
 that bound and how far above it the edges found are (`edges_lower_bound`,
 `edges_over_lower_bound`), so a user sees what the construction cost beyond the unavoidable.

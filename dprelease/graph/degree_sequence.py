@@ -126,3 +126,39 @@ def even_raise(degrees: np.ndarray, target: np.ndarray) -> np.ndarray:
     raised = target.copy()
     raised[target == value] += 1
     return raised
+
+
+def greedy_degrees(degrees: np.ndarray, target_k: int) -> np.ndarray:
+    """Liu–Terzi's greedy k-anonymous sequence (by node id): after a run's first k nodes
+    (sorted from the largest), the next joins it when its raise to the run's degree plus the
+    cost of the k after it as a run is no more than the cost of starting a run at it. Not
+    optimal, but its runs differ from the DP's, and on a small graph a run the DP does not
+    choose can be the one whose edges exist (`supergraph.candidates`)."""
+    n = degrees.size
+    if target_k > n:
+        return optimal_degrees(degrees, target_k)  # its one-line error
+    order = np.argsort(-degrees, kind="stable")
+    d = degrees[order].tolist()
+    prefix: list[int] = [0, *np.cumsum(degrees[order]).tolist()]
+
+    def cost(i: int, j: int, top: int) -> int:  # raise sorted places i … j − 1 to `top`
+        return (j - i) * top - (prefix[j] - prefix[i])
+
+    starts, place = [0], target_k
+    while n - place >= target_k:
+        join = d[starts[-1]] - d[place]
+        if n - place > target_k:  # the k after it as a run
+            join += cost(place + 1, place + 1 + target_k, d[place + 1])
+        else:  # the rest cannot be a run: they join this one
+            join += cost(place + 1, n, d[starts[-1]])
+        if join > cost(place, place + target_k, d[place]):
+            starts.append(place)
+            place += target_k
+        else:
+            place += 1
+    sorted_target = np.empty(n, dtype=np.int64)
+    for start, stop in zip(starts, [*starts[1:], n], strict=True):
+        sorted_target[start:stop] = d[start]
+    target = np.empty(n, dtype=np.int64)
+    target[order] = sorted_target
+    return target

@@ -8,24 +8,40 @@ One **round** takes the optimal k-anonymous degree sequence of the graph as it i
    yet. Each such edge serves two raises, as the lower bound counts.
 2. **Spare partners**: what a node cannot get that way (a hub raised by hundreds when the
    other raises are few, or the odd unit of an odd total) goes to nodes that need no raise,
-   taken from a degree class that stays k-anonymous when one of them moves up one
-   (`Classes.take`): the class keeps ≥ k nodes and the class above has or reaches ≥ k.
+   taken from a degree class that stays k-anonymous when they move up one (`Classes.take`):
+   the class keeps ≥ k nodes or moves up whole, and the class above has or reaches ≥ k.
    Such an edge serves one raise, not two: the only edges above the lower bound.
 
 When no class can spare a node (small graphs), the unit goes to a node of the largest class
 all the same, and the next round re-runs the DP on the new degrees: a minimal relaxation of
-the sequence instead of raising all the lowest degrees (the probing this replaced doubled
-the edges). Rounds stop at k-degree anonymity, after MAX_ROUNDS, or at the work bound.
+the sequence instead of raising all the lowest degrees. Rounds stop at k-degree anonymity,
+after MAX_ROUNDS, or at the work bound.
+
+On a small graph one way can go wrong where another does not, so several are tried within
+the work bound and the fewest edges kept (`anonymise_graph`, `candidates`): the greedy this
+module replaced is one of them, so the result never has more edges than it had. The notes'
+graph (7 nodes, k = 2) shows why: the DP raises the first of the three nodes of degree 3 by
+id (Alice) to 5, but her non-neighbours are in different classes, and one partner moved up
+leaves a class of one, so forced partners and re-run rounds took 5 to 9 edges (the greedy:
+3). Raising Fred instead, whose non-neighbours Alice and Bob are the whole class of degree 3
+and move up to 4 together (which the one-node-at-a-time check of a class forbade), takes 2,
+the optimum.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from dprelease.errors import InternalError
-from dprelease.graph.degree_sequence import optimal_degrees
+from dprelease.graph.degree_sequence import (
+    edges_lower_bound,
+    even_raise,
+    greedy_degrees,
+    optimal_degrees,
+)
 from dprelease.graph.edges import EdgeList
 
 CONSTRUCT_MAX_WORK = 50_000_000
@@ -38,6 +54,20 @@ MAX_ROUNDS = 24
 """Rounds of re-running the DP after a round left the degrees short of k (measured on 600
 random graphs of 6 to 60 nodes: 96% need one, the worst 21; BA and ER graphs of 10,000
 nodes need one)."""
+
+
+SMALL_RAISE = 400
+SMALL_NODES = 5_000
+"""A graph of at most SMALL_NODES nodes whose optimal sequence raises its degrees by at most
+SMALL_RAISE in all is small: when the first way ends above the lower bound, up to
+SMALL_MAX_WORK more work goes to other ways (`candidates`). (A Barabási–Albert graph of
+10,000 nodes at k = 5 raises 356 units; searching it took 0.4 s and found no fewer edges.)"""
+
+SMALL_MAX_WORK = 10_000_000
+"""The work the other ways may take on a small graph (some 0.4 s), within CONSTRUCT_MAX_WORK."""
+
+TIE_ORDERS = 24
+"""Seeded orders of the nodes of equal degree tried on a small graph."""
 
 
 def construct_work(raised: int, units: int = 0) -> int:
@@ -70,11 +100,14 @@ class Classes:
             self.pool.setdefault(int(target[node]), []).append(node)
         self.k = k
 
-    def room(self, c: int) -> int:
-        """How many nodes class c can send up one while both classes stay ≥ k."""
-        if self.count.get(c + 1, 0) + 1 < self.k:
-            return 0
-        return min(self.count.get(c, 0) - self.k, len(self.pool.get(c, ())))
+    def room(self, c: int, need: int) -> int:
+        """How many nodes (at most `need`) class c can send up one together while both classes
+        stay ≥ k or empty: the whole class when all of it is spare (two nodes of degree 3 at
+        k = 2 move to 4 together), else all but k of it, and the class above must reach k."""
+        count, above = self.count.get(c, 0), self.count.get(c + 1, 0)
+        spare = min(need, len(self.pool.get(c, ())))
+        moved = count if count <= spare else min(spare, count - self.k)
+        return moved if moved > 0 and above + moved >= self.k else 0
 
     def take(
         self, need: int, joined: set[int], node: int, *, forced: bool, upward: bool = False
@@ -85,26 +118,34 @@ class Classes:
         taken: list[int] = []
         tried: set[int] = set()
         while len(taken) < need:
-            rooms = {c: self.room(c) for c in self.pool if c not in tried}
+            left = need - len(taken)
+            rooms = {c: self.room(c, left) for c in self.pool if c not in tried}
             if forced:
-                rooms = {c: len(self.pool[c]) for c in rooms}
+                rooms = {c: min(left, len(self.pool[c])) for c in rooms}
             rooms = {c: r for c, r in rooms.items() if r > 0}
             if not rooms:
                 return taken
             c = max(rooms) if forced and upward else max(rooms, key=lambda c: (rooms[c], -c))
             tried.add(c)
-            pool, kept = self.pool[c], []
-            while pool and len(taken) < need and (forced or self.room(c) > 0):
-                w = pool.pop()
-                if w in joined or w == node:
-                    kept.append(w)
-                    continue
-                taken.append(w)
-                joined.add(w)  # never taken twice for one node
-                self.count[c] -= 1
-                self.count[c + 1] = self.count.get(c + 1, 0) + 1
-                self.pool.setdefault(c + 1, []).append(w)
-            pool.extend(kept)
+            pool, popped = self.pool[c], []
+            chosen: list[int] = []
+            while pool and len(chosen) < rooms[c]:
+                popped.append(pool.pop())
+                if popped[-1] not in joined and popped[-1] != node:
+                    chosen.append(popped[-1])
+            count, moved = self.count[c], len(chosen)
+            fits = (count - moved >= self.k or count == moved) and (
+                self.count.get(c + 1, 0) + moved >= self.k
+            )
+            if not (fits or forced):  # some were joined to `node`: the rest would break k
+                pool.extend(reversed(popped))
+                continue
+            pool.extend(w for w in reversed(popped) if w not in chosen)
+            self.pool.setdefault(c + 1, []).extend(chosen)
+            self.count[c] -= moved
+            self.count[c + 1] = self.count.get(c + 1, 0) + moved
+            taken += chosen
+            joined.update(chosen)  # never taken twice for one node
         return taken
 
 
@@ -140,7 +181,7 @@ def one_round(
     target: np.ndarray,
     k: int,
     added: list[tuple[int, int]],
-    upward: bool = False,
+    strategy: Strategy | None = None,
 ) -> list[tuple[int, int]]:
     """New edges towards `target` from `degrees` (the edges in `added` included)."""
     nodes = np.flatnonzero(target > degrees)
@@ -162,12 +203,16 @@ def one_round(
         free = left > 0
         free[[position[u] for u in joined[v] if u in position]] = False
         others = np.flatnonzero(free)
-        if others.size > need:  # the largest raises left (argpartition: O(R) a step)
-            others = others[np.argpartition(-(left[others] + tie[others]), need - 1)[:need]]
+        if others.size > need:  # the largest raises left, ties to the first (O(R) a step)
+            score = left[others] + tie[others]
+            cut = np.partition(score, others.size - need)[others.size - need]
+            over, at = others[score > cut], others[score == cut]
+            others = np.concatenate([over, at[: need - over.size]])
         left[others] -= 1
         partners = nodes[others].tolist()
         rest = need - len(partners)
-        if rest:
+        if rest and not (strategy and strategy.pairs_only):
+            upward = strategy is not None and strategy.upward
             spares = classes.take(rest, joined[v], v, forced=False)
             spares += classes.take(rest - len(spares), joined[v], v, forced=True, upward=upward)
             partners += spares
@@ -184,38 +229,94 @@ def anonymise_graph(edges: EdgeList, target_k: int) -> Anonymised:
     (module docstring); `added` is None when that takes more than MAX_ROUNDS or the work
     bound (`tried` False: not even the first round fitted).
 
-    When one round is not enough (small graphs, where the odd unit or a forced partner
-    breaks a class), the rounds are tried again a few ways within the same work bound and
-    the fewest edges kept: forced partners from the highest degrees, and Liu–Terzi's probing
-    (the p lowest degrees raised by one before the first DP, p = 1, 2, 4, 8). The notes'
-    graph takes 5 edges so (8 the first way, 3 by the greedy this replaced, 2 at best)."""
-    best, spent = _rounds(edges, target_k, upward=False, probes=0, spent=0)
-    if best.rounds <= 1 or not best.tried:
+    The first way is the plain rounds. When it ends above the lower bound on a small graph
+    (SMALL_RAISE, SMALL_NODES), or takes more than one round on any graph, other ways are
+    tried within the same work bound and the fewest edges kept (`candidates`), until one
+    reaches the lower bound."""
+    degrees = edges.degrees()
+    best, spent = build(edges, target_k, Strategy(), 0)
+    large = degrees.size > SMALL_NODES
+    if not best.tried or (large and best.added is not None and best.rounds <= 1):
         return best
-    for upward, probes in ((True, 0), (False, 1), (False, 2), (False, 4), (False, 8)):
-        found, spent = _rounds(edges, target_k, upward=upward, probes=probes, spent=spent)
+    bound = edges_lower_bound(degrees, target_k)
+    raise_ = int((optimal_degrees(degrees, target_k) - degrees).sum())
+    small = not large and raise_ <= SMALL_RAISE
+    if best.added is not None and (len(best.added) <= bound or (not small and best.rounds <= 1)):
+        return best
+    limit = min(CONSTRUCT_MAX_WORK, spent + SMALL_MAX_WORK) if small else CONSTRUCT_MAX_WORK
+    for strategy in candidates(degrees.size, small=small):
+        found, spent = build(edges, target_k, strategy, spent, limit)
         if found.added is not None and (best.added is None or len(found.added) < len(best.added)):
             best = found
+        if spent > limit or (best.added is not None and len(best.added) <= bound):
+            break
     return best
 
 
-def _rounds(
-    edges: EdgeList, target_k: int, *, upward: bool, probes: int, spent: int
+@dataclass(frozen=True)
+class Strategy:
+    """One way to build the supergraph; `anonymise_graph` keeps the fewest edges of several."""
+
+    order: np.ndarray | None = None  # equal degrees take the DP's places in this node order
+    probes: int = 0  # Liu–Terzi's probing: the p lowest degrees raised by one before the DP
+    upward: bool = False  # forced spare partners from the highest degrees
+    pairs_only: bool = False  # one round, raised nodes joined only to one another, the odd
+    # unit given to the smallest odd class: the greedy that this module replaced
+    greedy: bool = False  # the first round's sequence is Liu–Terzi's greedy one
+
+
+def candidates(n: int, *, small: bool) -> Iterator[Strategy]:
+    """The other ways. On a small graph first the greedy this module replaced (Liu–Terzi's
+    greedy sequence, raised nodes joined only to one another, probing p = 0, 1, 2, 4, … ≤ n),
+    so that the result is never worse than it was; on every graph forced partners from the
+    top and probing; on a small graph then the rounds from the greedy sequence and TIE_ORDERS
+    seeded orders of the nodes of equal degree (which of three nodes of degree 3 is raised
+    decides whether its new partners can move up together: the notes' graph)."""
+    probes = 0
+    while small and probes <= n:
+        yield Strategy(probes=probes, pairs_only=True, greedy=True)
+        probes = 2 * probes or 1
+    yield Strategy(upward=True)
+    yield from (Strategy(probes=p) for p in (1, 2, 4, 8))
+    if not small:
+        return
+    yield Strategy(greedy=True)
+    rng = np.random.default_rng(0)
+    for _ in range(TIE_ORDERS):
+        order = rng.permutation(n)
+        yield Strategy(order=order)
+        yield Strategy(order=order, greedy=True)
+
+
+def build(
+    edges: EdgeList,
+    target_k: int,
+    strategy: Strategy,
+    spent: int,
+    limit: int | None = None,
 ) -> tuple[Anonymised, int]:
+    """The rounds under one strategy, the work `spent` so far carried on (None: over the
+    `limit`, more than MAX_ROUNDS, or a pairs-only round left a raise short)."""
+    limit = CONSTRUCT_MAX_WORK if limit is None else limit
     original = edges.degrees()
+    order = np.arange(original.size) if strategy.order is None else strategy.order
     degrees = original.copy()
     probed = degrees.copy()
-    probed[np.argsort(degrees, kind="stable")[:probes]] += 1
+    probed[order[np.argsort(degrees[order], kind="stable")[: strategy.probes]]] += 1
     added: list[tuple[int, int]] = []
     for rounds in range(MAX_ROUNDS + 1):
-        target = optimal_degrees(probed if rounds == 0 else degrees, target_k)
+        sequence = greedy_degrees if strategy.greedy and rounds == 0 else optimal_degrees
+        target = np.empty_like(degrees)
+        target[order] = sequence((probed if rounds == 0 else degrees)[order], target_k)
+        if strategy.pairs_only:
+            target = even_raise(probed, target)
         if (target == degrees).all():
             return Anonymised(degrees, added, rounds), spent
         raises = target - degrees
         spent += construct_work(int(np.count_nonzero(raises)), int(raises.sum()))
-        if spent > CONSTRUCT_MAX_WORK or rounds == MAX_ROUNDS:
+        if spent > limit or rounds == MAX_ROUNDS or (strategy.pairs_only and rounds):
             return Anonymised(original, None, rounds, tried=rounds > 0), spent
-        new = one_round(edges, degrees, target, target_k, added, upward)
+        new = one_round(edges, degrees, target, target_k, added, strategy)
         added += new
         degrees += np.bincount(np.array(new, dtype=np.int64).ravel(), minlength=degrees.size)
     raise InternalError("unreachable: the loop returns by its last round")

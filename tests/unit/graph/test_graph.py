@@ -195,14 +195,14 @@ def test_notes_graph_risk():
     assert risk.below_target == 1 and risk.max_degree == 5 and risk.degrees == 3
     a = risk.anonymisation
     assert a.k_after >= 2 and a.degree_raise == 2 * a.edges_to_add
-    assert a.constructed is True  # after a second round: the first sequence raises Bob by 2
+    assert a.constructed is True  # Fred raised by 2, with Alice and Bob (test_small_supergraph)
     assert a.edges_to_add >= a.edges_lower_bound == 1
 
 
-def test_a_second_round_finds_edges_the_first_sequence_cannot_have():
+def test_the_edges_found_reach_the_degrees_reported():
     edges = read_edges(NOTES_GRAPH, filename="mail.csv")
     found = anonymise_graph(edges, 2)
-    assert found.rounds > 1 and found.added is not None
+    assert found.rounds >= 1 and found.added is not None
     now = edges.degrees() + np.bincount(np.array(found.added).ravel(), minlength=edges.nodes)
     assert now.tolist() == found.target.tolist() and k_degree(now) >= 2
 
