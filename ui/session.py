@@ -57,8 +57,12 @@ def _client() -> str | None:
 
 
 def kept_text(ws: Workspace) -> str:
-    """What is kept on the server, as text: the plan and the saved scenarios."""
-    return json.dumps([ws.plan, ws.scenarios], sort_keys=True)
+    """What is kept on the server, as text: the plan, the saved scenarios and the name of the
+    data it is made for (an upload after the plan was kept is kept too, issue 37.6: else the
+    offer back said a plan made with data was "made without data")."""
+    upload = ws.upload
+    data = None if upload is None else [upload.name, upload.is_sample]
+    return json.dumps([ws.plan, ws.scenarios, data], sort_keys=True)
 
 
 def start_session(ws: Workspace, store: PlanStore | None = None) -> None:

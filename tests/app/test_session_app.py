@@ -426,3 +426,17 @@ def test_an_epsilon_what_if_reuses_the_margin_of_error_curve():
     app.text_input(key="epsilon_box").set_value("50").run()  # outside the grid: re-allocated
     moved = workspace(app).memo.curve
     assert moved is not None and moved[1].current == 50.0 and moved[1].budgets != first[1].budgets
+
+
+def test_data_uploaded_after_the_plan_was_kept_are_named_in_the_offer(tmp_path):
+    """Issue 37.6: a plan kept before its data were uploaded (the plan unchanged since) is
+    offered back as made for that file, not "made without data"."""
+    from ui.state import Upload, Workspace
+
+    store = PlanStore(tmp_path)
+    ws = Workspace(plan={"version": 1, "columns": {}, "tables": []}, upload=None)
+    session.keep_plan(ws, store)
+    ws.set_data(Upload.of("survey.csv", b"sex\nF\n", is_sample=False))
+    session.keep_plan(ws, store)  # the plan is the same; the data are new
+    kept = store.load(ws.token)
+    assert kept is not None and kept.data_name == "survey.csv"
