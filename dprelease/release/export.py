@@ -40,20 +40,23 @@ def _number(value: Any) -> str:
 
 
 def _table_csv(
-    plan: Plan, spec: TableSpec, values: np.ndarray, extra: tuple[str, str | list[str]]
+    plan: Plan,
+    spec: TableSpec,
+    values: np.ndarray,
+    *extras: tuple[str, str | list[str]],
 ) -> bytes:
-    """by-columns… (each labelled code followed by its `C_label`), count, then one more
-    column (`moe` of a table, per cell; `noise_std` of a measurement, one value)."""
-    name, value_text = extra
-    texts = value_text if isinstance(value_text, list) else [value_text] * values.size
-    header = [*spec.by, "count", name]
+    """by-columns… (each labelled code followed by its `C_label`), count, then the `extras`
+    (`moe` of a table, per cell; `noise_std` of a measurement, one value; an invariant
+    table's `invariant` flag)."""
+    header = [*spec.by, "count", *(name for name, _ in extras)]
+    columns = [text if isinstance(text, list) else [text] * values.size for _, text in extras]
     cells = (
-        [*labels, _number(value), text]
-        for labels, value, text in zip(
-            spec.cell_labels(plan.schema), values.tolist(), texts, strict=True
+        [*labels, _number(value), *texts]
+        for labels, value, *texts in zip(
+            spec.cell_labels(plan.schema), values.tolist(), *columns, strict=True
         )
     )
-    numbers = len(header) - len(spec.by)  # count and moe/noise_std: never text
+    numbers = len(header) - len(spec.by)  # count and the extras: never text
     header, rows = with_labels(header, cells, spec.by, plan.schema)
     text = len(header) - numbers  # the codes and their labels
     return csv_bytes(
@@ -84,7 +87,7 @@ def release_files(release: Release, ledger: dict[str, Any] | None = None) -> dic
         )
     for invariant in release.invariants:  # exact counts: the plan's explicit choice
         files[f"tables/{invariant.name}.csv"] = _table_csv(
-            plan, invariant.spec, invariant.released_counts, ("moe", "0")
+            plan, invariant.spec, invariant.released_counts, ("moe", "0"), ("invariant", "true")
         )
     for measured in release.measurements:
         std = _number(measured.budget.noise.std)

@@ -314,6 +314,9 @@ def test_invariants_are_labelled_in_metadata_and_report():
     rows = _csv_rows(files["tables/sex.csv"])
     assert [int(r["count"]) for r in rows] == list(_joint().sum(axis=(1, 2)))
     assert {r["moe"] for r in rows} == {"0"}
+    assert {r["invariant"] for r in rows} == {"true"}  # issue 37.6: the CSV says it too
+    noisy = _csv_rows(files["tables/age.csv"])
+    assert "invariant" not in noisy[0]  # a noisy table's layout is unchanged
     report = files["report.html"].decode()
     assert "Invariant tables: exact counts, outside the guarantee" in report
     assert "every table except the invariant ones (total, sex" in report
