@@ -59,13 +59,15 @@ def measurement_rows(allocation: Allocation) -> pd.DataFrame:
 # error with one decimal under every mechanism (a discrete Gaussian's is a whole number, a
 # discrete Laplace's is not), narrow numeric columns so the grid fits 1400 px.
 _MOE = st.column_config.NumberColumn(format="%.1f", width="small")
+# short headers where the cells are narrow (the keys stay: "MoE per cel…" was cut, issue 37.6)
+_MOE_TABLE = st.column_config.NumberColumn("MoE table", format="%.1f", width="small")
 NUMBER_FORMATS = {
     "cells": st.column_config.NumberColumn(format="%d", width="small"),
     "ε": st.column_config.NumberColumn(format="%.4g", width="small"),
     "δ": st.column_config.NumberColumn(format="%.3g", width="small"),
     "ρ": st.column_config.NumberColumn(format="%.4g", width="small"),
     "noise std": st.column_config.NumberColumn(format="%.3g", width="small"),
-    "MoE whole table": _MOE,
+    "MoE whole table": _MOE_TABLE,
     "expected RMSE": st.column_config.NumberColumn(format="%.3g", width="small"),
 }
 
@@ -83,7 +85,12 @@ def budget_table(ws: Workspace, plan: Plan, allocation: Allocation) -> None:
         # under strategy auto a published table has no budget of its own to lock
         disabled=[c for c in frame.columns if c != "locked" or allocation.derived],
         column_config={
-            f"MoE per cell ({confidence})": _MOE,
+            f"MoE per cell ({confidence})": st.column_config.NumberColumn(
+                f"MoE/cell {confidence}",
+                help=f"Half-width of each cell's {confidence} interval.",
+                format="%.1f",
+                width="small",
+            ),
             "locked": st.column_config.CheckboxColumn(
                 help="Lock a table at its current budget; the others share the rest.",
                 width="small",

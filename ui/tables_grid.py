@@ -20,6 +20,8 @@ from ui.markdown import md_error, md_lines
 from ui.state import Workspace, current_plan
 from ui.table_forms import change_plan
 
+INVARIANT = "invariant (exact, no noise)"  # the grid's key (`apply_table_edits` reads it)
+
 
 def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
     _, problem = current_plan(ws)
@@ -37,7 +39,7 @@ def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
                 f"locked {lock_unit}": t.get(lock_unit),
                 "target MoE per cell": (t.get("target") or {}).get("moe"),
                 "target MoE whole table": (t.get("target") or {}).get("moe_table"),
-                "invariant (exact, no noise)": bool(t.get("invariant", False)),
+                INVARIANT: bool(t.get("invariant", False)),
                 "remove": False,
             }
             for t, n in zip(tables, cells, strict=True)
@@ -54,7 +56,16 @@ def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
         key="tables_editor",
         hide_index=True,
         disabled=["columns", "statistic", "cells"],
+        # the invariant tick beside the name: at 1400 px the last columns are off screen
+        column_order=[INVARIANT, *(c for c in frame.columns if c != INVARIANT)],
         column_config={
+            INVARIANT: st.column_config.CheckboxColumn(
+                "exact",
+                help="Invariant: publish this table's exact counts, without noise and outside "
+                "the privacy guarantee.",
+                width="small",
+            ),
+            "name": st.column_config.TextColumn(pinned=True),
             "cells": st.column_config.NumberColumn(format="%d"),
             "weight": st.column_config.NumberColumn(min_value=0.0, step=0.5),
             f"locked {lock_unit}": st.column_config.NumberColumn(min_value=0.0, format="%.6g"),
