@@ -68,7 +68,9 @@ NUMBER_FORMATS = {
     "ρ": st.column_config.NumberColumn(format="%.4g", width="small"),
     "noise std": st.column_config.NumberColumn(format="%.3g", width="small"),
     "MoE whole table": _MOE_TABLE,
-    "expected RMSE": st.column_config.NumberColumn(format="%.3g", width="small"),
+    "expected RMSE": st.column_config.NumberColumn(
+        "RMSE", help="The expected root-mean-square error of a cell.", format="%.3g", width="small"
+    ),
 }
 
 
