@@ -56,7 +56,14 @@ from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.kind import NoiseFields, StatisticKind
 from dprelease.stats.noise import StatNoise, UnitLaw
-from dprelease.stats.smooth_bound import order_statistic, padded, rank, smooth_sensitivity
+from dprelease.stats.reference import clamped_noise_mse, quantile_value
+from dprelease.stats.smooth_bound import (
+    evenly_spread_bound,
+    order_statistic,
+    padded,
+    rank,
+    smooth_sensitivity,
+)
 
 __all__ = ["SMOOTH_QUANTILE", "order_statistic", "padded", "rank", "smooth_sensitivity"]
 
@@ -244,6 +251,21 @@ class SmoothQuantileKind(StatisticKind[SmoothMechanism]):
         if len(spec.quantiles) == 1:
             return None
         return tuple(f"{float(q):g}" for q in spec.quantiles)
+
+    def expected_rmse(self, mech: SmoothMechanism, cell_rows: int) -> float:
+        """On the reference cell: its smooth sensitivity in closed form (`evenly_spread_bound`),
+        the noise's mean square with the release's clamp into the bounds (`clamped_noise_mse`,
+        finite for Cauchy noise only through that clamp), plus the rounding's r²/12."""
+        spec, params = mech.spec, mech.params
+        spacing = (spec.hi - spec.lo) / cell_rows
+        scale = evenly_spread_bound(cell_rows, spacing, params.beta, params.steps) / params.a
+        rounding = (spec.resolution or 0.0) ** 2 / 12
+        mses = []
+        for q in spec.quantiles:
+            truth = quantile_value(spec.lo, spec.hi, cell_rows, q)
+            noise = clamped_noise_mse(params.law, scale, truth - spec.lo, spec.hi - truth)
+            mses.append(noise + rounding)
+        return math.sqrt(sum(mses) / len(mses))
 
     def choice(self, spec: StatSpec) -> str:
         return (
