@@ -88,6 +88,14 @@ QUANTILE_MAX_CANDIDATES = 10_001
 """The most candidate values of a quantile statistic: (hi − lo)/resolution + 1. The exponential
 mechanism scores every candidate in every cell, and its rank error grows with ln(candidates)."""
 
+AUTO_CELL_ROWS = 100
+"""`method: auto` (issue 38.3) without a public `min_cell_rows`: the cell size its expected errors
+assume, a small cell. Small is the conservative case: the methods that need no clamping bounds
+(smooth sensitivity, sample and aggregate) lose most where cells are small, so without a
+public size auto keeps the bounded method unless it wins even there."""
+MAX_CELL_ROWS = 10**12
+"""The largest `min_cell_rows` a plan may declare."""
+
 # --- the work of a plan (issue 25, point 1): estimated from the plan alone, before it runs ---
 
 PLD_MAX_POINTS = 400_000

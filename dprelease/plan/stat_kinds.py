@@ -10,14 +10,19 @@ from __future__ import annotations
 from dprelease.errors import PlanError, quote
 from dprelease.plan.model_spec import MODEL_METHODS
 
+AUTO = "auto"
+"""A quantile's or mean's `method: auto` (issue 38.3): the one of its other methods with the least
+expected error, chosen at allocation from public facts (`dprelease.stats.auto_method`)."""
+
 METHODS: dict[str, tuple[str, ...]] = {
-    "quantile": ("exponential", "smooth_sensitivity"),
+    "quantile": ("exponential", "smooth_sensitivity", AUTO),
     "sum": ("clamped",),
-    "mean": ("clamped", "sample_and_aggregate"),
+    "mean": ("clamped", "sample_and_aggregate", AUTO),
     **MODEL_METHODS,  # regression (linear, logistic) and pca: `model_spec` (issue 28.4)
 }
-"""Each kind's methods, its default first (left out of a written plan); `dprelease.stats.
-registry` has one object per pair."""
+"""Each kind's methods, its default first (left out of a written plan; a plan without `method`
+keeps meaning it), `auto` last where the kind has one; `dprelease.stats.registry` has one object
+per pair."""
 
 STAT_KINDS = tuple(METHODS)
 """Every kind a table's `stat:` may name, in the order messages list them."""
@@ -32,6 +37,11 @@ def other_methods(kinds: tuple[str, ...] = SUMMARY_KINDS) -> tuple[str, ...]:
 
 UNBOUNDED = {kind: METHODS[kind][1] for kind in SUMMARY_KINDS if len(METHODS[kind]) > 1}
 """The summary kinds with a method that needs no clamping bounds, and that method."""
+
+
+def candidate_methods(kind: str) -> tuple[str, ...]:
+    """The methods `auto` chooses among for `kind`: all but `auto`, the default first."""
+    return tuple(method for method in METHODS[kind] if method != AUTO)
 
 
 def check_method(kind: str, method: object, what: str = "") -> None:

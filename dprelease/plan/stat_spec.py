@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from dprelease.errors import PlanError, quote
+from dprelease.limits import AUTO_CELL_ROWS, MAX_CELL_ROWS
 from dprelease.plan.bounds import BOUND_LIMIT, parse_bounds, parse_number
 from dprelease.plan.model_spec import (
     MODEL_METHODS,
@@ -37,7 +38,7 @@ from dprelease.plan.model_spec import (
     model_to_dict,
     parse_model,
 )
-from dprelease.plan.stat_kinds import METHODS, STAT_KINDS, UNBOUNDED, check_method
+from dprelease.plan.stat_kinds import AUTO, METHODS, STAT_KINDS, UNBOUNDED, check_method
 from dprelease.plan.summary_spec import (
     MAX_QUANTILES,
     SUMMARY_PARSERS,
@@ -106,7 +107,56 @@ class RobustSpec:
         return (self.lo, self.hi) != WIDE_RANGE
 
 
-StatSpec = QuantileSpec | SumSpec | MeanSpec | RobustSpec | RegressionSpec | PcaSpec
+Candidate = QuantileSpec | MeanSpec | RobustSpec
+
+
+@dataclass(frozen=True)
+class AutoSpec:
+    """`method: auto` (issue 38.3): a quantile or a mean by the method with the least expected
+    error, chosen at allocation from public facts only (`dprelease.stats.auto_method`): the
+    declared bounds, the resolution, the statistic's share of the budget, the privacy unit's
+    rows, and `min_cell_rows`, a public lower bound on a cell's rows (a published count, never
+    read from the data); without it a small cell of AUTO_CELL_ROWS rows, the conservative case.
+
+    `candidates` holds one full spec per method, the default first: a quantile's exponential
+    mechanism and smooth sensitivity over the same bounds and resolution; a mean's clamped sum
+    over count (its `resolution`, `sum_share`) and sample and aggregate (its `groups`, its grid
+    of candidate means at the default resolution)."""
+
+    candidates: tuple[Candidate, ...]
+    min_cell_rows: int | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.candidates) < 2 or len({c.kind for c in self.candidates}) != 1:
+            raise PlanError("method auto needs two or more methods of one statistic kind.")
+        rows = self.min_cell_rows
+        if rows is not None and (
+            isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_CELL_ROWS
+        ):
+            raise PlanError(
+                f"min_cell_rows must be a whole number from 1 to {MAX_CELL_ROWS:.0e} (a public "
+                f"lower bound on a cell's rows), got {quote(rows)}."
+            )
+
+    @property
+    def kind(self) -> str:
+        return self.candidates[0].kind
+
+    @property
+    def method(self) -> str:
+        return AUTO
+
+    @property
+    def column(self) -> str:
+        return self.candidates[0].column
+
+    @property
+    def cell_rows(self) -> int:
+        """The rows of the cell the expected errors are computed for (public)."""
+        return self.min_cell_rows or AUTO_CELL_ROWS
+
+
+StatSpec = QuantileSpec | SumSpec | MeanSpec | RobustSpec | AutoSpec | RegressionSpec | PcaSpec
 
 
 @dataclass(frozen=True)
@@ -137,6 +187,8 @@ def parse_stat(raw: object, table: str) -> StatSpec:
         return parse_model(raw, what)
     method = raw.get("method", METHODS[kind][0])
     check_method(kind, method, what)
+    if method == AUTO:
+        return _auto_spec(raw, kind, what)
     if method != METHODS[kind][0]:
         return _robust_spec(raw, kind, what)
     return SUMMARY_PARSERS[kind](raw, what)
@@ -173,6 +225,30 @@ def _robust_spec(raw: Mapping[str, Any], kind: str, what: str) -> RobustSpec:
     return RobustSpec(kind, column, fractions, lo, hi, resolution, groups)
 
 
+def _auto_spec(raw: Mapping[str, Any], kind: str, what: str) -> AutoSpec:
+    """`method: auto`: the keys of every candidate method, bounds required (the expected
+    errors are computed over them), and an optional public `min_cell_rows`."""
+    if kind == "quantile":
+        keys = {"quantile", "column", "method", "bounds", "resolution", "min_cell_rows"}
+    else:
+        keys = {"mean", "method", "bounds", "resolution", "sum_share", "groups", "min_cell_rows"}
+    allowed_keys(raw, keys, what)
+    if raw.get("bounds") is None:
+        raise PlanError(
+            f"{what}: method auto compares the methods' expected errors over the declared "
+            "bounds; give bounds [lo, hi] (e.g. [0, 100])."
+        )
+    default = SUMMARY_PARSERS[kind](
+        {k: v for k, v in raw.items() if k not in {"method", "min_cell_rows", "groups"}}, what
+    )
+    robust = {k: v for k, v in raw.items() if k not in {"min_cell_rows", "sum_share"}}
+    if kind == "mean":  # `resolution` is the clamped sum's unit; the candidate means' grid: default
+        robust.pop("resolution", None)
+    if isinstance(default, SumSpec):  # a sum has no other method (METHODS)
+        raise PlanError(f"{what}: a sum has no method auto.")
+    return AutoSpec((default, _robust_spec(robust, kind, what)), raw.get("min_cell_rows"))
+
+
 def parse_discover(raw: object, column: str) -> DiscoverSpec:
     """A column's `domain: {discover: {min_count: N}}`."""
     what = f"Column {quote(column)} domain.discover"
@@ -187,6 +263,8 @@ def stat_to_dict(spec: StatSpec) -> dict[str, Any]:
         return model_to_dict(spec)
     if isinstance(spec, RobustSpec):
         return _robust_to_dict(spec)
+    if isinstance(spec, AutoSpec):
+        return _auto_to_dict(spec)
     if isinstance(spec, QuantileSpec):
         qs = [float(q) for q in spec.quantiles]
         out: dict[str, Any] = {
@@ -224,8 +302,23 @@ def _robust_to_dict(spec: RobustSpec) -> dict[str, Any]:
     return out
 
 
+def _auto_to_dict(spec: AutoSpec) -> dict[str, Any]:
+    out = {**stat_to_dict(spec.candidates[0]), "method": spec.method}
+    robust = spec.candidates[1]
+    if isinstance(robust, RobustSpec):
+        if robust.resolution is not None:
+            out["resolution"] = bounds_out(robust.resolution, robust.resolution)[0]
+        if robust.groups != DEFAULT_GROUPS:
+            out["groups"] = robust.groups
+    if spec.min_cell_rows is not None:
+        out["min_cell_rows"] = spec.min_cell_rows
+    return out
+
+
 def stat_bounds(spec: StatSpec) -> tuple[float, float]:
     """The statistic's bounds [lo, hi] (a regression's or PCA's: of its main column)."""
+    if isinstance(spec, AutoSpec):
+        return stat_bounds(spec.candidates[0])
     if isinstance(spec, RegressionSpec | PcaSpec):
         return spec.bounds[spec.columns.index(spec.column)]
     return (spec.total.lo, spec.total.hi) if isinstance(spec, MeanSpec) else (spec.lo, spec.hi)
@@ -234,7 +327,9 @@ def stat_bounds(spec: StatSpec) -> tuple[float, float]:
 def stat_resolution(spec: StatSpec) -> float:
     """A quantile's distance between candidates; a sum's or mean's fixed-point unit; what a
     robust statistic's value is rounded to (0: 6 significant digits; a regression's, a PCA's:
-    none)."""
+    none; `method: auto`: its default method's)."""
+    if isinstance(spec, AutoSpec):
+        return stat_resolution(spec.candidates[0])
     if isinstance(spec, RegressionSpec | PcaSpec):
         return 0.0
     if isinstance(spec, RobustSpec):

@@ -9,12 +9,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dprelease.plan.model_spec import PcaSpec, RegressionSpec, model_label, model_rule
-from dprelease.plan.stat_spec import RobustSpec, StatSpec, stat_bounds, stat_resolution
+from dprelease.plan.stat_spec import AutoSpec, RobustSpec, StatSpec, stat_bounds, stat_resolution
 from dprelease.plan.summary_spec import MeanSpec, QuantileSpec, bounds_out
 from dprelease.plan.values_text import public_number
 
 
 def _names(spec: StatSpec) -> str:
+    if isinstance(spec, AutoSpec):
+        return _names(spec.candidates[0])
     if not isinstance(spec, QuantileSpec | RobustSpec) or spec.kind == "mean":
         return spec.kind
     return ", ".join(
@@ -25,6 +27,8 @@ def _names(spec: StatSpec) -> str:
 def value_heads(spec: StatSpec) -> list[str]:
     """The headings of the values a statistic releases per cell: 'q = 0.25', … for quantiles,
     else its kind ('sum', 'mean')."""
+    if isinstance(spec, AutoSpec):
+        return value_heads(spec.candidates[0])
     if isinstance(spec, QuantileSpec | RobustSpec) and spec.kind == "quantile":
         return [f"q = {float(q):g}" for q in spec.quantiles]
     return [spec.kind]
@@ -35,6 +39,8 @@ def stat_label(spec: StatSpec) -> str:
     if isinstance(spec, RegressionSpec | PcaSpec):
         return model_label(spec)
     lo, hi = bounds_out(*stat_bounds(spec))
+    if isinstance(spec, AutoSpec):
+        return f"{_names(spec)} of {spec.column} in [{lo}, {hi}] by the method of least error"
     if isinstance(spec, RobustSpec):
         how = spec.method.replace("_", "-")
         where = f" in [{lo}, {hi}]" if spec.bounded else ""
@@ -50,6 +56,9 @@ def stat_rule(spec: StatSpec) -> str:
     …'."""
     if isinstance(spec, RegressionSpec | PcaSpec):
         return model_rule(spec)
+    if isinstance(spec, AutoSpec):  # a release states the chosen method's rule
+        methods = " or ".join(c.method.replace("_", " ") for c in spec.candidates)
+        return f"{stat_rule(spec.candidates[0])}; by {methods}, whichever has the least error"
     lo, hi = bounds_out(*stat_bounds(spec))
     step = stat_resolution(spec)
     used = (

@@ -40,7 +40,14 @@ from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.data import StatData
 from dprelease.stats.kind import StatisticKind
 from dprelease.stats.noise import PreviewNoise, StatNoise
-from dprelease.stats.quantile import QuantileMechanism, calibrate_quantile, zcdp_rho
+from dprelease.stats.quantile import (
+    QuantileMechanism,
+    calibrate_quantile,
+    quantile_pmf,
+    zcdp_rho,
+)
+from dprelease.stats.reference import group_means as reference_group_means
+from dprelease.stats.reference import offsets
 
 MEDIAN = Fraction(1, 2)
 STEPS_PER_ROW = 2  # one row changes one group's mean: one value of the set replaced
@@ -160,6 +167,21 @@ class AggregateMeanKind(StatisticKind[AggregateMechanism]):
 
     def curve_moe(self, error: dict[str, Any]) -> float:
         return float(error["moe_rank"][0])
+
+    def expected_rmse(self, mech: AggregateMechanism, cell_rows: int) -> float:
+        """On the reference cell: the exact output law of the private median over its group
+        means (`reference.group_means`), its mean squared distance to the cell's mean
+        (averaged over the cell's shifts across a grid step), plus the variance of the median
+        of the group means itself."""
+        spec, median = mech.spec, mech.median
+        values, mean, spread = reference_group_means(spec.lo, spec.hi, cell_rows, spec.groups)
+        grid = median.grid()
+        mses = [
+            float(quantile_pmf(values + shift, grid, MEDIAN, median.scales[0])
+                  @ (grid - mean - shift) ** 2)
+            for shift in offsets(median.spec.grid_step)
+        ]  # fmt: skip
+        return float(np.sqrt(np.mean(mses) + spread))
 
     def choice(self, spec: StatSpec) -> str:
         return (

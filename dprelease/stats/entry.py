@@ -61,6 +61,19 @@ class StatisticBudget:
     def mechanism_name(self) -> str:
         return self.kind.mechanism_name(self.mechanism)
 
+    @property
+    def method(self) -> str:
+        """The method that draws (`method: auto`'s choice, issue 38.3)."""
+        return self.kind.chosen_method(self.mechanism)
+
+    def reason(self) -> str:
+        """Why this method (public; with `auto`, every candidate's expected error)."""
+        return self.kind.reason(self.mechanism, self.statistic.stat)
+
+    def method_choice(self) -> dict[str, Any] | None:
+        """`auto`'s choice: the candidates' expected RMSE and the assumption (else None)."""
+        return self.kind.method_choice(self.mechanism)
+
     def error(self) -> dict[str, Any]:
         """Margins of error at the plan's confidence, known without the data (the
         statistic's own, `StatisticKind.error`)."""
@@ -74,6 +87,7 @@ class StatisticBudget:
         error = self.error()
         fields = self.kind.noise_fields(self.mechanism, self.cells, self.confidence)
         scale, std, moe, moe_table = fields
+        drawn = self.kind.resolved_spec(self.mechanism, self.statistic.stat)  # auto's choice
         return {
             "name": self.name,
             "by": list(self.statistic.by),
@@ -82,6 +96,8 @@ class StatisticBudget:
             "kind": self.statistic.stat.kind,
             "description": stat_label(self.statistic.stat),
             "mechanism": self.mechanism_name,
+            "method": self.method,
+            "method_choice": self.method_choice(),
             "sensitivity": self.sensitivity(),
             **_cost_dict(self.cost),
             "noise_scale": scale,
@@ -89,8 +105,8 @@ class StatisticBudget:
             "moe": moe,
             "moe_table": moe_table,
             "error": error,
-            "rows_used": stat_rule(self.statistic.stat),  # the rule, never how many rows
-            "resolution": stat_resolution(self.statistic.stat),
+            "rows_used": stat_rule(drawn),  # the rule, never how many rows
+            "resolution": stat_resolution(drawn),
             "clamping": CLAMPING,
             "weight": self.statistic.table.weight,
             "locked": self.statistic.table.locked,

@@ -117,3 +117,27 @@ class StatisticKind(ABC, Generic[M]):
     def choice(self, spec: StatSpec) -> str:
         """Why this method (the Budget and Preview pages show it)."""
         return self.mechanism_text
+
+    # --- issue 38.3: `method: auto` compares methods, and says which it chose -----------------
+
+    def expected_rmse(self, mech: M, cell_rows: int) -> float | None:
+        """Data-free: the expected RMSE of one released value on the planner's reference cell
+        (`cell_rows` rows spread evenly over the bounds, `stats.reference`); None where the
+        method has no such figure. `method: auto` picks the least."""
+        return None
+
+    def chosen_method(self, mech: M) -> str:
+        """The method that draws the values (`auto`'s choice; else this one)."""
+        return self.method
+
+    def resolved_spec(self, mech: M, spec: StatSpec) -> StatSpec:
+        """The spec of the method that draws (`auto`'s chosen candidate; else `spec`)."""
+        return spec
+
+    def method_choice(self, mech: M) -> dict[str, Any] | None:
+        """`auto`'s choice as `plan --json` and metadata.json state it (else None)."""
+        return None
+
+    def reason(self, mech: M, spec: StatSpec) -> str:
+        """Why this method, once calibrated (the "How each statistic is computed" list)."""
+        return self.choice(spec)

@@ -217,6 +217,12 @@ class MeanKind(StatisticKind[MeanMechanism]):
     def curve_moe(self, error: dict[str, Any]) -> float:
         return float(error["sum_moe"])
 
+    def expected_rmse(self, mech: MeanMechanism, cell_rows: int) -> float:
+        """On the reference cell (mean (lo + hi)/2): the delta method's √(σ_S² + μ²σ_N²)/n,
+        at most (hi − lo)/2 (the released mean is clamped into the bounds)."""
+        lo, hi = mech.spec.total.lo, mech.spec.total.hi
+        return min(mech.rmse(cell_rows, (lo + hi) / 2), (hi - lo) / 2)
+
     def choice(self, spec: StatSpec) -> str:
         return (
             "noisy clamped sum over a noisy count: the bounds clamp every value, which biases "

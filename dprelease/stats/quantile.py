@@ -54,6 +54,7 @@ from dprelease.stats.data import StatData
 from dprelease.stats.kind import NoiseFields, StatisticKind
 from dprelease.stats.noise import StatNoise
 from dprelease.stats.ranks import rank_errors
+from dprelease.stats.reference import offsets, quantile_value, ranks_around
 
 MECHANISM = "exponential"
 _SCALE_STEPS = 64
@@ -257,6 +258,23 @@ class QuantileKind(StatisticKind[QuantileMechanism]):
     def csv_labels(self, spec: StatSpec) -> tuple[str, ...] | None:
         assert isinstance(spec, QuantileSpec)
         return quantile_names(spec) if len(spec.quantiles) > 1 else None
+
+    def expected_rmse(self, mech: QuantileMechanism, cell_rows: int) -> float:
+        """Exactly, on the reference cell: the output law over the grid (its utility counted
+        on the evenly spread values), its mean squared distance to the cell's quantile,
+        averaged over the cell's shifts across a grid step (`reference.offsets`); the root of
+        the mean over the quantiles."""
+        spec, grid = mech.spec, mech.grid()
+        mses = []
+        for shift in offsets(spec.grid_step):
+            lo, hi = spec.lo + shift, spec.hi + shift
+            below, above = ranks_around(lo, hi, cell_rows, grid)
+            for q, scale in zip(spec.quantiles, mech.scales, strict=True):
+                logits = -np.abs(float(1 - q) * below - float(q) * above) / scale
+                weights = np.exp(logits - logits.max())
+                truth = quantile_value(lo, hi, cell_rows, q)
+                mses.append(float(weights @ (grid - truth) ** 2 / weights.sum()))
+        return math.sqrt(sum(mses) / len(mses))
 
     def choice(self, spec: StatSpec) -> str:
         return (

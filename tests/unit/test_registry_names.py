@@ -19,12 +19,14 @@ from pathlib import Path
 from dprelease.data.engines.registry import ENGINES
 from dprelease.ldp.registry import PROTOCOLS
 from dprelease.plan.model_spec import FAMILIES, MODEL_METHODS
-from dprelease.plan.stat_kinds import METHODS, STAT_KINDS, SUMMARY_KINDS, other_methods
+from dprelease.plan.stat_kinds import AUTO, METHODS, STAT_KINDS, SUMMARY_KINDS, other_methods
 from dprelease.plan.summary_spec import SUMMARY_PARSERS
 from dprelease.stats import models
 from helpers import ROOT
 
-STATISTIC_NAMES = frozenset(STAT_KINDS) | {m for methods in METHODS.values() for m in methods}
+STATISTIC_NAMES = (frozenset(STAT_KINDS) | {m for methods in METHODS.values() for m in methods}) - {
+    AUTO  # issue 38.3: also `accounting: auto`, `strategy: auto`, `--engine auto`: no guard
+}
 STATISTIC_REGISTRY = {  # the plan's statistic modules, and the statistics' own registry
     f"dprelease/plan/{name}.py"
     for name in (
@@ -116,4 +118,4 @@ def test_dispatch_tables_hold_exactly_their_registrys_names() -> None:
     assert set(SUMMARY_PARSERS) == set(SUMMARY_KINDS)
     assert set(models.MECHANISM_TEXT) == {m for ms in MODEL_METHODS.values() for m in ms}
     assert set(models._CALIBRATE_REGRESSION) == set(FAMILIES)
-    assert other_methods() == tuple(m for k in SUMMARY_KINDS for m in METHODS[k][1:])
+    assert other_methods() == tuple(dict.fromkeys(m for k in SUMMARY_KINDS for m in METHODS[k][1:]))

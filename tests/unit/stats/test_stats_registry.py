@@ -23,6 +23,7 @@ STATISTIC_MODULES = {
     "stats.sums",
     "stats.means",
     "stats.aggregate_mean",
+    "stats.auto_method",  # issue 38.3: `method: auto` chooses among the others
     "stats.discovery",
     "stats.models",  # regression and PCA (issue 28.4), and the modules they are made of:
     "stats.moments",
@@ -65,6 +66,13 @@ SPECS = {
         "bounds": [0, 1000],
         "groups": 20,
     },
+    ("quantile", "auto"): {
+        "quantile": [0.25, 0.5],
+        "column": "x",
+        "bounds": [0, 100],
+        "method": "auto",
+    },
+    ("mean", "auto"): {"mean": "x", "bounds": [0, 1000], "method": "auto", "groups": 20},
 }
 MODELS = {  # one table over all rows, read from every column (issue 28.4)
     ("regression", "linear"): {
