@@ -11,7 +11,7 @@ from dprelease.budget_text import budget_text, optional_budget_text
 if TYPE_CHECKING:
     from dprelease.accounting.allocation import TableBudget
     from dprelease.data.count import EncodedData
-    from dprelease.data.engines import CountResult
+    from dprelease.data.engines.result import CountResult
     from dprelease.plan.model import Plan
     from dprelease.release.publish import Account
     from dprelease.stats.allocation import PlanAllocation

@@ -61,7 +61,7 @@ class FileData:
         return Path(str(self.location)).name
 
     def count(self, plan: Plan, *, fingerprint: Fingerprinting | None = None) -> CountResult:
-        from dprelease.data.engines import count_data
+        from dprelease.data.engines.counting import count_data
 
         return count_data(
             self.location,
@@ -78,7 +78,7 @@ class FileData:
     def fingerprint(
         self, counted: CountResult | None = None, settings: Fingerprinting | None = None
     ) -> RecordFingerprint:
-        from dprelease.data.engines import locate, scan_records
+        from dprelease.data.engines.counting import locate, scan_records
         from dprelease.data.fingerprint import FingerprintAccumulator
 
         if counted is not None:
