@@ -57,7 +57,9 @@ def positional(columns: Sequence[str]) -> list[str]:
 def weight_sum(column: str, lo: int, hi: int, rounding: str) -> str:
     """Σ of a survey weight as `count.weight_units` makes it: clamped into [lo, hi], rounded
     half to even (`rounding`: the engine's function), 0 when missing or not a number."""
-    value = f"TRY_CAST({column} AS DOUBLE)"
+    # through text: DuckDB 2.0 folds isnan() of a Parquet double to false from the file's
+    # statistics, which leave NaN out (a NaN weight was then clamped to W, not 0)
+    value = f"TRY_CAST(CAST({column} AS STRING) AS DOUBLE)"
     clamped = f"{rounding}(least(greatest({value}, {int(lo)}), {int(hi)}), 0)"
     return f"sum(CASE WHEN {value} IS NULL OR isnan({value}) THEN 0 ELSE {clamped} END)"
 
