@@ -16,6 +16,7 @@ from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
 from dprelease.plan.statistic_edit import statistic_text
 from dprelease.plan.table_spec import TableSpec
+from dprelease.plan.weight_edit import weight_text
 from ui.markdown import md_error, md_lines
 from ui.state import Workspace, current_plan
 from ui.table_forms import change_plan
@@ -32,6 +33,7 @@ def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
                 "name": t.get("name", ""),
                 "columns": " × ".join(t.get("by", [])) or "(total)",
                 "statistic": statistic_text(t.get("stat")),
+                "survey weight": weight_text(t.get("survey_weight")),  # issue 37.8
                 "cells": math.nan if n is None else n,
                 "weight": float(t.get("weight", default_of(TableSpec, "weight"))),
                 f"locked {lock_unit}": t.get(lock_unit),
@@ -53,7 +55,7 @@ def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
         frame,
         key="tables_editor",
         hide_index=True,
-        disabled=["columns", "statistic", "cells"],
+        disabled=["columns", "statistic", "survey weight", "cells"],
         column_config={
             "cells": st.column_config.NumberColumn(format="%d"),
             "weight": st.column_config.NumberColumn(min_value=0.0, step=0.5),
