@@ -5,7 +5,7 @@ Fixed point, as a statistic's sum (`stats/sums.py`) with resolution 1: each weig
 a number, clamped into [lo, W] and rounded to the nearest whole number (half to even), so the
 cell totals are integers and the noise is drawn on them exactly as on counts. A row whose
 weight is missing or not a number counts with weight 0 (it stays in the table, adding
-nothing; the data holder's report says how many). The bounds are whole numbers with
+nothing; it is not a left-out row). The bounds are whole numbers with
 0 ≤ lo < W: survey weights are whole numbers in the ACS (PWGTP); finer weights lose at most
 1/2 each to the rounding.
 

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from dprelease.accounting.counted import counted_tables
-from dprelease.data.count import encode_columns
+from dprelease.data.count import EXACT_FLOAT_LIMIT, encode_columns
 from dprelease.data.engines.result import CountResult, frozen_counts
 from dprelease.data.report import DataReport
 from dprelease.errors import DataError
@@ -142,6 +142,12 @@ def counts_from_groups(
             f"{where} has more than {max_rows:,} rows ({rows_read:,} read), the row limit; "
             "raise it with --max-rows if the data are really that large."
         )
+    for weight in plan.survey_weights:  # the engine sums weights as doubles (issue 37.8)
+        if weight.hi * max(rows_kept, 1) >= EXACT_FLOAT_LIMIT:
+            raise DataError(
+                f"The weighted totals of column '{weight.column}' could exceed 2^53; lower the "
+                "survey_weight bound W or count fewer rows."
+            )
     reports = []
     for name in used:
         selected, kept = rows_of(next(s for s in sets if name in s))
