@@ -9,6 +9,7 @@ inward: each line imports only from lines above it or from its own subpackage.
 - plan/           the release plan as values (contract v1)
     schema          columns and their public domains, bins, geography hierarchy
     table_spec      TableSpec, the privacy unit, sensitivity, budget-number checks
+    survey_weight   a table's survey weight (issue 37.8): its column and bounds [lo, W]
     model           Plan, Budget, Postprocess
     size            a plan's cells counted from its domain sizes, before expanding any
     fields          the allowed keys of each section; a column, a table, a domain, bins parsed
@@ -23,6 +24,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     statistic       StatisticTable (a table's `stat:`), Discovery (`domain: {discover:}`), their
                     checks
     statistic_edit  dashboard edits: add a statistic, discover a column's domain
+    weight_edit     dashboard edit: set or clear a table's survey weight (issue 37.8)
     zeros           structural zeros and invariant tables (issue 27): values, cell masks, checks
     constraints_edit  dashboard edits: add or remove a structural zero
     model_edit      dashboard edit: add a regression or a PCA
@@ -51,6 +53,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     auto            `accounting: auto`: choose_accountant, the least expected error
     strategy_allocation  the allocation under `strategy: auto` (the strategy's measurements)
     counted         what a release counts: the tables and the unions the strategy measures
+    weighted        survey-weighted tables priced as count tables, then sensitivity and noise
+                    W times (issue 37.8)
     dgauss_pld      approx's discrete Gaussians: (ε, δ) certified by their PLD (dp-accounting),
                     the least common noise factor; approx_noise applies it to strategies
     cost            what a PLD certificate lays out, from the σ's alone (zCDP beyond the limit)
@@ -81,6 +85,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     consistency     weighted least squares under the shared-sum constraints; bounds by active set
     rounding        controlled rounding that keeps the constraints (HiGHS MILP, LP, or sequential)
     pipeline        the steps in STEP_ORDER: consistent, clamp, nonnegative, integer
+    weight_groups   tables post-processed together: counts apart from each weight's totals
     accuracy        RMSE and bias before/after post-processing, by simulation
 - synthetic/      synthetic microdata from the post-processed measurements (issue 27): junction
                   (the model's cliques and tree, from the plan; its bound), fit (integer clique

@@ -7,6 +7,7 @@ import streamlit as st
 from ui.constraints_view import render_structural_zeros
 from ui.dpml_view import render_model_form
 from ui.state import workspace
+from ui.survey_weight_form import survey_weight_form
 from ui.table_forms import add_statistic_form, add_table_form, change_plan, quick_add_form
 from ui.tables_grid import tables_grid
 
@@ -33,6 +34,7 @@ def render() -> None:
         st.info("No tables yet: add one above.")
         st.stop()
     tables_grid(ws, tables)
+    survey_weight_form(ws, tables)  # issue 37.8
     render_structural_zeros(ws)  # issue 27
 
 

@@ -16,6 +16,7 @@ from dprelease.plan.model import Budget, default_of
 from dprelease.plan.size import table_cells
 from dprelease.plan.statistic_edit import statistic_text
 from dprelease.plan.table_spec import TableSpec
+from dprelease.plan.weight_edit import weight_text
 from ui.markdown import md_error, md_lines
 from ui.state import Workspace, current_plan
 from ui.table_forms import change_plan
@@ -34,6 +35,7 @@ def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
                 "name": t.get("name", ""),
                 "columns": " × ".join(t.get("by", [])) or "(total)",
                 "statistic": statistic_text(t.get("stat")),
+                "survey weight": weight_text(t.get("survey_weight")),  # issue 37.8
                 "cells": math.nan if n is None else n,
                 "weight": float(t.get("weight", default_of(TableSpec, "weight"))),
                 f"locked {lock_unit}": t.get(lock_unit),
@@ -55,7 +57,7 @@ def tables_grid(ws: Workspace, tables: list[dict[str, Any]]) -> None:
         frame,
         key="tables_editor",
         hide_index=True,
-        disabled=["columns", "statistic", "cells"],
+        disabled=["columns", "statistic", "survey weight", "cells"],
         # the invariant tick beside the name: at 1400 px the last columns are off screen
         column_order=[INVARIANT, *(c for c in frame.columns if c != INVARIANT)],
         column_config={

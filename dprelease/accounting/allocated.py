@@ -81,6 +81,12 @@ class TableBudget:
             else {"moe": target.moe}
             if target.moe is not None
             else {"moe_table": target.moe_table},
+            # issue 37.8: a weighted table's cells are weighted totals, not counts
+            **(
+                {"survey_weight": self.spec.survey_weight.to_dict()}
+                if self.spec.survey_weight is not None
+                else {}
+            ),
         }
 
 

@@ -36,6 +36,7 @@ from dprelease.accounting.shares import (
     delta_shares,
     fixed_shares,
 )
+from dprelease.accounting.weighted import as_counts, weighted_back
 from dprelease.errors import BudgetError, InternalError, PlanError
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
@@ -248,7 +249,7 @@ def allocate(plan: Plan) -> Allocation:
             "discovered domains is allocated by dprelease.stats.allocation.allocate"
         )
     check_accounting(plan)
-    allocation = _allocate(plan)
+    allocation = weighted_back(plan, _allocate(as_counts(plan)))  # issue 37.8
     budget = plan.budget
     total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
     return allocation if total == allocation.total else replace(allocation, total=total)

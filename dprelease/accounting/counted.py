@@ -36,6 +36,8 @@ def union_tables(plan: Plan) -> tuple[TableSpec, ...]:
     """The unions `strategy: auto` may measure, as tables to count (names no table has)."""
     if plan.budget.strategy != "auto" or not _may_be_laplace(plan):
         return ()
+    if any(spec.survey_weight is not None for spec in plan.tables):
+        return ()  # measured as listed (accounting/weighted.py)
     if not plan.tables:
         return ()
     # here, not at the top: the strategy needs scipy, which a release measuring its tables as

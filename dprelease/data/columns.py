@@ -155,3 +155,21 @@ def text_to_numbers(table: pa.Table, numeric: Iterable[str]) -> pa.Table:
         values = float_column(float_values(table.column(name), name))
         table = table.set_column(index, name, values)
     return table
+
+
+NUMBER_SHARE = 0.9  # of a column's first rows that must read as numbers to offer it as such
+
+
+def number_columns(table: pa.Table, rows: int = 1000) -> list[str]:
+    """The columns whose first `rows` values are mostly numbers (at least NUMBER_SHARE): the
+    dashboard's choices of a survey weight (issue 37.8). For the data holder only."""
+    head = table.slice(0, rows)
+    found = []
+    for name in head.column_names:
+        try:
+            values = float_values(head.column(name), name)
+        except DataError:  # a type that is no number at all
+            continue
+        if values.size and np.count_nonzero(~np.isnan(values)) >= NUMBER_SHARE * values.size:
+            found.append(name)
+    return found

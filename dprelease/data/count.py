@@ -32,6 +32,7 @@ from dprelease.data.report import ColumnReport, DataReport
 from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn, Schema
+from dprelease.plan.survey_weight import SurveyWeight
 from dprelease.plan.table_spec import Unit
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 PLAN_USES = " that the plan uses"
+EXACT_FLOAT_LIMIT = 2**53  # weighted totals are summed in float64: exact below it
 
 
 @dataclass(frozen=True, repr=False)
@@ -58,6 +60,10 @@ class EncodedData:
 
     codes: Mapping[str, np.ndarray]
     report: DataReport
+    # issue 37.8: per survey weight, each kept row's weight in whole units (int64)
+    weights: Mapping[SurveyWeight, np.ndarray] = dataclasses.field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     @property
     def rows(self) -> int:
@@ -97,6 +103,7 @@ def load_data(
     A file larger than `max_bytes` is refused before it is parsed.
     """
     numeric = [n for n in plan.used_columns if isinstance(plan.schema[n], NumericColumn)]
+    numeric += [w.column for w in plan.survey_weights if w.column not in numeric]
     try:
         table = read_data(
             source, filename=filename, columns=_needed(plan), numeric=numeric, max_bytes=max_bytes
@@ -121,7 +128,23 @@ def encode(table: pa.Table, plan: Plan, *, rng: np.random.Generator | None = Non
     keep = _unit_cap(table, plan.unit, rng)
     codes, reports = encode_columns(table, plan.schema, plan.used_columns, keep=keep)
     dropped = 0 if keep is None else table.num_rows - int(np.count_nonzero(keep))
-    return EncodedData(MappingProxyType(codes), DataReport(table.num_rows, dropped, tuple(reports)))
+    weights = {w: weight_units(table.column(w.column), w, keep) for w in plan.survey_weights}
+    report = DataReport(table.num_rows, dropped, tuple(reports))
+    return EncodedData(MappingProxyType(codes), report, MappingProxyType(weights))
+
+
+def weight_units(
+    values: pa.ChunkedArray, weight: SurveyWeight, keep: np.ndarray | None = None
+) -> np.ndarray:
+    """Each row's survey weight: clamped into [lo, W], rounded to a whole number (half to
+    even); 0 where missing or not a number (`plan/survey_weight.py`). Read-only int64."""
+    numbers = float_values(values, weight.column)
+    if keep is not None:
+        numbers = numbers[keep]
+    clamped = np.rint(np.clip(numbers, weight.lo, weight.hi))
+    units: np.ndarray = np.where(np.isnan(clamped), 0, clamped).astype(np.int64)
+    units.setflags(write=False)
+    return units
 
 
 def encode_columns(
@@ -151,9 +174,10 @@ def encode_columns(
 
 
 def _needed(plan: Plan) -> list[str]:
-    """The columns encoding reads: those the tables use, and the unit id column."""
+    """The columns encoding reads: those the tables use, the unit id column, the weights."""
     id_column = [plan.unit.column] if plan.unit.kind == "id" and plan.unit.column else []
-    return [*plan.used_columns, *id_column]
+    needed = [*plan.used_columns, *id_column]
+    return needed + [w.column for w in plan.survey_weights if w.column not in needed]
 
 
 def _code_dtype(size: int) -> type[np.signedinteger]:
@@ -264,15 +288,30 @@ def count(encoded: EncodedData, plan: Plan) -> TrueCounts:
     counter = _CellCounter(rows)
     counts: dict[str, np.ndarray] = {}
     for spec in counted_tables(plan):
+        weights = None if spec.survey_weight is None else _weights(encoded, spec.survey_weight)
         if not spec.by:
-            table_counts = np.array([rows], dtype=np.int64)
+            total = rows if weights is None else int(weights.sum())
+            table_counts = np.array([total], dtype=np.int64)
         else:
             columns = [encoded.codes[name] for name in spec.by]
             masks = [mask for name in spec.by if (mask := left_out[name]) is not None]
-            table_counts = counter.count(columns, spec.shape(plan.schema), masks)
+            table_counts = counter.count(columns, spec.shape(plan.schema), masks, weights)
         table_counts.setflags(write=False)
         counts[spec.name] = table_counts
     return TrueCounts(MappingProxyType(counts), encoded.report.rows_read)
+
+
+def _weights(encoded: EncodedData, weight: SurveyWeight) -> np.ndarray:
+    """A weight's units per kept row; their sums must stay exact in float64 (bincount)."""
+    units = encoded.weights.get(weight)
+    if units is None or units.shape != (encoded.rows,):
+        raise InternalError(f"The encoded data have no weights of '{weight.column}'.")
+    if weight.hi * max(encoded.rows, 1) >= EXACT_FLOAT_LIMIT:
+        raise DataError(
+            f"The weighted totals of column '{weight.column}' could exceed 2^53; lower the "
+            "survey_weight bound W or count fewer rows."
+        )
+    return units
 
 
 def _left_out_masks(encoded: EncodedData, plan: Plan, rows: int) -> dict[str, np.ndarray | None]:
@@ -300,7 +339,11 @@ class _CellCounter:
         return self.buffers[dtype]
 
     def count(
-        self, columns: Sequence[np.ndarray], shape: tuple[int, ...], masks: list[np.ndarray]
+        self,
+        columns: Sequence[np.ndarray],
+        shape: tuple[int, ...],
+        masks: list[np.ndarray],
+        weights: np.ndarray | None = None,
     ) -> np.ndarray:
         cells = math.prod(shape)
         if len(columns) == 1 and not masks:
@@ -322,7 +365,9 @@ class _CellCounter:
                 for mask in masks[1:]:
                     left_out = left_out | mask
                 np.copyto(flat, cells, where=left_out)  # the sentinel bin
-        binned = np.bincount(flat, minlength=cells + (1 if masks else 0))
+        binned = np.bincount(flat, weights=weights, minlength=cells + (1 if masks else 0))
         if len(binned) != cells + (1 if masks else 0):
             raise InternalError("A code lies outside its column's domain.")
+        if weights is not None:  # weighted totals: exact integers below 2^53 (`_weights`)
+            binned = np.rint(binned)
         return binned[:cells].astype(np.int64, copy=False)

@@ -19,6 +19,7 @@ from dprelease.plan.schema import (
 )
 from dprelease.plan.stat_spec import parse_discover, parse_stat
 from dprelease.plan.statistic import DISCOVERED, StatisticTable
+from dprelease.plan.survey_weight import parse_survey_weight
 from dprelease.plan.table_spec import TableSpec, Target, Unit
 from dprelease.plan.values_text import format_number, is_number
 
@@ -291,6 +292,7 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | Statisti
             name=table.get("name", f"table_{index + 1}"),
             by=tuple(by),
             **given(table, "weight", "invariant"),
+            survey_weight=parse_survey_weight(table.get("survey_weight"), where),
             epsilon=number_or_none(table, "epsilon", where),
             rho=number_or_none(table, "rho", where),
             delta=number_or_none(table, "delta", where),
@@ -309,6 +311,12 @@ def parse_table(raw: object, index: int, bag: Collector) -> TableSpec | Statisti
     if spec.invariant:
         bag.problems.append(
             f"{where}: a statistic cannot be invariant; invariant is for tables of counts."
+        )
+        return None
+    if spec.survey_weight is not None:
+        bag.problems.append(
+            f"{where}: a statistic cannot have a survey_weight; survey_weight is for tables of "
+            "counts (they become weighted totals)."
         )
         return None
     return bag.build(lambda: StatisticTable(spec, parse_stat(table["stat"], spec.name)))

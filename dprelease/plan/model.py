@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dprelease.errors import PlanError, quote
-from dprelease.plan.schema import Schema
+from dprelease.plan.schema import NumericColumn, Schema
 from dprelease.plan.statistic import Discovery, StatisticTable, statistic_problems
+from dprelease.plan.survey_weight import SurveyWeight
 from dprelease.plan.table_spec import (
     Neighbors,
     TableSpec,
@@ -199,6 +200,12 @@ class Plan:
         return tuple(name for name in self.schema.names if name in used)
 
     @property
+    def survey_weights(self) -> tuple[SurveyWeight, ...]:
+        """The distinct survey weights of the tables, in table order (issue 37.8)."""
+        weights = (spec.survey_weight for spec in self.tables)
+        return tuple(dict.fromkeys(w for w in weights if w is not None))
+
+    @property
     def grouping_columns(self) -> tuple[str, ...]:
         """The plan's columns that some count table or statistic groups by, in plan order: the
         columns a release has cells of (and labels for)."""
@@ -242,9 +249,33 @@ def check_plan(plan: Plan) -> list[str]:
         problems.append(
             f"The unit id column {quote(plan.unit.column)} cannot also be a table column."
         )
+    problems.extend(survey_weight_problems(plan))
     if plan.budget.allocation == "targets" and not any(s.target for s in plan.tables):
         problems.append(
             "allocation 'targets' needs at least one table with a target, e.g. target: {moe: 25}."
+        )
+    return problems
+
+
+def survey_weight_problems(plan: Plan) -> list[str]:
+    """A weight column must hold numbers: not a categorical column, not the unit's id."""
+    problems = []
+    for spec in plan.tables:
+        weight = spec.survey_weight
+        if weight is None:
+            continue
+        where = f"Table {quote(spec.name)}: survey_weight.column {quote(weight.column)}"
+        declared = plan.schema[weight.column] if weight.column in plan.schema.names else None
+        if declared is not None and not isinstance(declared, NumericColumn):
+            problems.append(f"{where} is declared categorical; a weight column holds numbers.")
+        if plan.unit.kind == "id" and weight.column == plan.unit.column:
+            problems.append(f"{where} is the unit id column; weight by a column of weights.")
+        if weight.column in spec.by:
+            problems.append(f"{where} is also in its `by`; weight by another column.")
+    if plan.postprocess.synthetic and any(s.survey_weight for s in plan.tables):
+        problems.append(
+            "postprocess.synthetic makes records from count tables; it cannot hold the "
+            "survey-weighted tables: switch synthetic off or drop their survey_weight."
         )
     return problems
 

@@ -221,6 +221,8 @@ def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
         out["target"] = {key: getattr(spec.target, key)}
     if spec.invariant:
         out["invariant"] = True
+    if spec.survey_weight is not None:
+        out["survey_weight"] = spec.survey_weight.to_dict()
     return out
 
 

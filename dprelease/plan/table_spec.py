@@ -23,6 +23,7 @@ from dprelease.limits import (
     delta_limit_message,
 )
 from dprelease.plan.schema import Schema
+from dprelease.plan.survey_weight import SurveyWeight
 
 Neighbors = Literal["add_remove", "replace"]
 TABLE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
@@ -100,6 +101,16 @@ class Sensitivity:
         return math.sqrt(self.l2_squared)
 
 
+def scaled(sens: Sensitivity, factor: int) -> Sensitivity:
+    """A sensitivity `factor` times as large (a weighted table's: factor W, issue 37.8)."""
+    return Sensitivity(l1=sens.l1 * factor, l2_squared=sens.l2_squared * factor * factor)
+
+
+def table_sensitivity(spec: TableSpec, unit: Unit, neighbors: Neighbors) -> Sensitivity:
+    """One table's: a count table's `sensitivity`, W times that for a weighted table."""
+    return scaled(sensitivity(unit, neighbors), spec.sensitivity_factor)
+
+
 def sensitivity(unit: Unit, neighbors: Neighbors) -> Sensitivity:
     """L1 = L2 = max_rows under add_remove; under replace L1 doubles and L2 grows by √2."""
     rows = unit.max_rows
@@ -147,6 +158,7 @@ class TableSpec:
     delta: float | None = None  # locked δ share (approx)
     target: Target | None = None
     invariant: bool = False  # exact counts, no noise, outside the DP guarantee (issue 27)
+    survey_weight: SurveyWeight | None = None  # weighted cell totals (issue 37.8)
 
     def __post_init__(self) -> None:
         where = f"Table {quote(self.name)}"
@@ -178,6 +190,15 @@ class TableSpec:
             raise PlanError(f"{where}: lock either epsilon or rho, not both.")
         if self.delta is not None:
             check_delta(self.delta, f"{where}: delta")
+        if self.survey_weight is not None and self.invariant:
+            raise PlanError(
+                f"{where}: an invariant table holds exact counts; it cannot have a survey_weight."
+            )
+
+    @property
+    def sensitivity_factor(self) -> int:
+        """How many times a count table's sensitivity this table has: W when weighted."""
+        return 1 if self.survey_weight is None else self.survey_weight.hi
 
     @property
     def locked(self) -> bool:

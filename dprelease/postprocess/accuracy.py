@@ -35,6 +35,7 @@ from dprelease.postprocess.pipeline import (
     problem_of,
     round_to_integers,
 )
+from dprelease.postprocess.weight_groups import mixed, weight_groups
 
 DEFAULT_SIMULATIONS = 20
 TIME_LIMIT = 10.0  # seconds; at least MIN_SIMULATIONS run whatever the time
@@ -148,6 +149,25 @@ def accuracy_after_postprocessing(
     post-processed tables (the synthetic microdata's tabulations, issue 27), simulated too.
     """
     settings = settings or plan.postprocess
+    if mixed(plan):  # issue 37.8: counts and each weight's totals apart
+        result: dict[str, TableAccuracy] = {}
+        for group in weight_groups(plan, allocation, settings):
+            names = [m.name for m in group.allocation.measurements]
+            if not names:
+                continue
+            result.update(
+                accuracy_after_postprocessing(
+                    group.plan,
+                    group.allocation,
+                    {name: noisy_measurements[name] for name in names},
+                    group.settings,
+                    simulations=simulations,
+                    rng=rng,
+                    time_limit=time_limit,
+                    then=then,
+                )
+            )
+        return result
     exact = None if then is not None else _exact(plan, allocation, settings)
     if exact is not None:
         return exact

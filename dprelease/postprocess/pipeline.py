@@ -46,6 +46,7 @@ from dprelease.postprocess.consistency import (
     weighted_projection,
 )
 from dprelease.postprocess.rounding import RoundingMethod, controlled_round
+from dprelease.postprocess.weight_groups import mixed, weight_groups
 
 STEP_ORDER = ("consistent", "clamp", "nonnegative", "integer")
 
@@ -234,6 +235,19 @@ def _pin(bounds: np.ndarray, pins: dict[int, float]) -> np.ndarray:
     return bounds
 
 
+def merged(parts: Sequence[PostprocessResult]) -> PostprocessResult:
+    """The results of groups of tables post-processed apart, as one (steps in STEP_ORDER)."""
+    released = {name: v for part in parts for name, v in part.released_counts.items()}
+    applied = {step for part in parts for step in part.steps_applied}
+    skipped = {step for part in parts for step in part.steps_skipped}
+    return PostprocessResult(
+        released,
+        tuple(s for s in STEP_ORDER if s in applied),
+        tuple(s for s in STEP_ORDER if s in skipped),
+        next((part.rounding for part in parts if part.rounding), None),
+    )
+
+
 def postprocess(
     plan: Plan,
     allocation: Allocation,
@@ -251,6 +265,19 @@ def postprocess(
     them; without it (a simulation) the invariants are left out.
     """
     settings = settings or plan.postprocess
+    if mixed(plan):  # issue 37.8: counts and each weight's totals apart
+        parts = [
+            postprocess(
+                g.plan,
+                g.allocation,
+                {t.name: noisy_counts[t.name] for t in g.plan.tables},
+                g.settings,
+                rounding=rounding,
+                invariant_counts=invariant_counts,
+            )
+            for g in weight_groups(plan, allocation, settings)
+        ]
+        return merged(parts)
     if settings.consistent:
         problem = make_problem(plan, allocation, noisy_counts, invariant_counts)
         return consistent_pipeline(problem, settings, rounding)

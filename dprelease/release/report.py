@@ -17,6 +17,7 @@ from dprelease.release.microdata_file import microdata_report
 from dprelease.release.report_domains import domains_html
 
 if TYPE_CHECKING:
+    from dprelease.plan.table_spec import TableSpec
     from dprelease.release.draw import Release
 
 STYLE = """
@@ -52,7 +53,7 @@ def _budget_rows(release: Release, measured: bool = False) -> str:
         rows.append(
             "<tr>"
             f"<td>{escape(table.name)}</td>"
-            f"<td>{escape(' × '.join(table.spec.by) or '(total)')}</td>"
+            f"<td>{escape(' × '.join(table.spec.by) or '(total)')}{_weighted_mark(table.spec)}</td>"
             f"<td>{table.cells}</td>"
             f"<td>{escape(table.noise.kind.label)}</td>"
             f"<td>{optional_budget_text(table.epsilon)}</td>"
@@ -64,6 +65,27 @@ def _budget_rows(release: Release, measured: bool = False) -> str:
             + "</tr>"
         )
     return "\n".join(rows)
+
+
+def _weighted_mark(spec: TableSpec) -> str:
+    """A weighted table's `by` cell says what its cells sum (issue 37.8)."""
+    weight = spec.survey_weight
+    if weight is None:
+        return ""
+    return f" (weighted total of {escape(weight.column)}, weights in [{weight.lo}, {weight.hi}])"
+
+
+def _weighted_section(release: Release) -> str:
+    names = [s.name for s in release.plan.tables if s.survey_weight is not None]
+    if not names:
+        return ""
+    return f"""<h2>Weighted totals</h2>
+<p>The tables {escape(", ".join(names))} hold survey-weighted totals, not counts: each cell is
+the sum of its rows' weights from the column named beside the table, each weight clamped into
+its bounds [lo, W] and rounded to a whole number (a missing weight counts 0). One person moves
+a cell by at most W, so these tables' noise is W times a count table's at the same budget;
+their margins of error are in weighted units. They are made consistent with the tables of the
+same weight column only, never with the count tables.</p>"""
 
 
 def _released_moe(release: Release, name: str) -> float:
@@ -180,6 +202,7 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 <th>MoE released</th></tr></thead><tbody>
 {_budget_rows(release)}
 </tbody></table>
+{_weighted_section(release)}
 {_measurements_section(release)}
 {constraints_html(release)}
 <h2>Post-processing</h2>

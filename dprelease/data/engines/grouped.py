@@ -24,11 +24,12 @@ import numpy as np
 import pyarrow as pa
 
 from dprelease.accounting.counted import counted_tables
-from dprelease.data.count import encode_columns
+from dprelease.data.count import EXACT_FLOAT_LIMIT, encode_columns
 from dprelease.data.engines.result import CountResult, frozen_counts
 from dprelease.data.report import DataReport
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
+from dprelease.plan.table_spec import TableSpec
 
 
 def grouping_sets(plan: Plan) -> list[tuple[str, ...]]:
@@ -53,22 +54,45 @@ def positional(columns: Sequence[str]) -> list[str]:
     return [f"c{i}" for i in range(len(columns))]
 
 
-def grouping_query(plan: Plan, relation: str, columns: Sequence[str], random: str) -> str:
+def weight_sum(column: str, lo: int, hi: int, rounding: str) -> str:
+    """Σ of a survey weight as `count.weight_units` makes it: clamped into [lo, hi], rounded
+    half to even (`rounding`: the engine's function), 0 when missing or not a number."""
+    # through text: DuckDB 2.0 folds isnan() of a Parquet double to false from the file's
+    # statistics, which leave NaN out (a NaN weight was then clamped to W, not 0)
+    value = f"TRY_CAST(CAST({column} AS STRING) AS DOUBLE)"
+    clamped = f"{rounding}(least(greatest({value}, {int(lo)}), {int(hi)}), 0)"
+    return f"sum(CASE WHEN {value} IS NULL OR isnan({value}) THEN 0 ELSE {clamped} END)"
+
+
+def grouping_query(
+    plan: Plan,
+    relation: str,
+    columns: Sequence[str],
+    random: str,
+    rounding: str = "round_even",
+) -> str:
     """The one query over `relation`, the engine's read of the source with its `columns`
-    renamed by position (`positional`). Plan column i comes out as `v<i>`."""
+    renamed by position (`positional`). Plan column i comes out as `v<i>`; survey weight k
+    (`plan.survey_weights`) as its sum `_w<k>` (issue 37.8)."""
     used = list(plan.used_columns)
-    sql = {name: f"c{columns.index(name)}" for name in [*used, plan.unit.column or ""] if name}
+    weights = plan.survey_weights
+    read = [*used, plan.unit.column or "", *(w.column for w in weights)]
+    sql = {name: f"c{columns.index(name)}" for name in read if name}
+    keep = ""
     if plan.unit.kind == "id" and plan.unit.column:
-        needed = ", ".join(sql[n] for n in dict.fromkeys([*used, plan.unit.column]))
-        keep = (
+        needed = ", ".join(sql[n] for n in dict.fromkeys(n for n in read if n))
+        ranked = (
             f"row_number() OVER (PARTITION BY {sql[plan.unit.column]} ORDER BY _random) "
             f"<= {int(plan.unit.max_rows)}"
         )
         shuffled = f"(SELECT {needed}, {random} AS _random FROM {relation}) AS shuffled"
-        relation = f"(SELECT {needed}, {keep} AS _keep FROM {shuffled}) AS ranked"
+        relation = f"(SELECT {needed}, {ranked} AS _keep FROM {shuffled}) AS ranked"
         counts = "count(*) FILTER (WHERE _keep) AS _kept, count(*) AS _all"
+        keep = " FILTER (WHERE _keep)"
     else:
         counts = "count(*) AS _kept"
+    for k, w in enumerate(weights):
+        counts += f", {weight_sum(sql[w.column], w.lo, w.hi, rounding)}{keep} AS _w{k}"
     if not used:
         return f"SELECT {counts} FROM {relation}"
     sets = ", ".join("(" + ", ".join(sql[n] for n in s) + ")" for s in grouping_sets(plan))
@@ -100,6 +124,13 @@ def counts_from_groups(
         kept = np.asarray(selected.column("_kept").to_pylist(), dtype=np.float64)
         return selected, kept
 
+    def weighted(selected: pa.Table, spec: TableSpec, kept: np.ndarray) -> np.ndarray:
+        """The groups' counts, or their sums of the table's survey weight (issue 37.8)."""
+        if spec.survey_weight is None:
+            return kept
+        column = selected.column(f"_w{plan.survey_weights.index(spec.survey_weight)}")
+        return np.nan_to_num(np.asarray(column.to_pylist(), dtype=np.float64))
+
     sets = grouping_sets(plan)
     first, kept_first = rows_of(sets[0])
     rows_read = int(sum(first.column(every).to_pylist()))
@@ -111,6 +142,12 @@ def counts_from_groups(
             f"{where} has more than {max_rows:,} rows ({rows_read:,} read), the row limit; "
             "raise it with --max-rows if the data are really that large."
         )
+    for weight in plan.survey_weights:  # the engine sums weights as doubles (issue 37.8)
+        if weight.hi * max(rows_kept, 1) >= EXACT_FLOAT_LIMIT:
+            raise DataError(
+                f"The weighted totals of column '{weight.column}' could exceed 2^53; lower the "
+                "survey_weight bound W or count fewer rows."
+            )
     reports = []
     for name in used:
         selected, kept = rows_of(next(s for s in sets if name in s))
@@ -121,13 +158,15 @@ def counts_from_groups(
     counts: dict[str, np.ndarray] = {}
     for spec in counted_tables(plan):
         if not spec.by:
-            counts[spec.name] = np.array([rows_kept], dtype=np.int64)
+            total = np.rint(weighted(first, spec, kept_first).sum())
+            counts[spec.name] = np.array([total], dtype=np.int64)
             continue
         selected, kept = rows_of(spec.by)
         codes, _ = encode_columns(
             _as_read(selected, plan, spec.by), plan.schema, spec.by, weights=kept
         )
-        counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), kept)
+        sums = weighted(selected, spec, kept)
+        counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), sums)
     report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
     return CountResult(frozen_counts(counts, rows_read), report, engine)
 

@@ -142,7 +142,7 @@ def count_spark(
     check_columns(source, plan)
     view = "dprelease_source"
     frame.toDF(*positional(source.columns)).createOrReplaceTempView(view)
-    query = grouping_query(plan, view, source.columns, "rand()")
+    query = grouping_query(plan, view, source.columns, "rand()", rounding="bround")
     try:
         with _spark_errors(source.where):
             groups = session.sql(query).toArrow()

@@ -224,6 +224,7 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
         "delta",
         "target",
         "invariant",
+        "survey_weight",
         "stat",
     )
     assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent", "synthetic")
