@@ -171,7 +171,7 @@ CONSISTENCY_WORK_NS = 4_000_000_000
 (conjugate-gradient products over the constraints, its active-set rounds and the controlled
 rounding): beyond it the plan is refused at `plan`, before any noise, with what to change."""
 
-ACCURACY_WORK_NS = 2_000_000_000
+ACCURACY_WORK_NS = 3_000_000_000
 """The estimated work the accuracy simulation may take: its reruns of the post-processing are
 as many as fit (at least one, at most `postprocess.accuracy.DEFAULT_SIMULATIONS`), counted
 from the plan, never timed (issue 35, finding 9: 220 three-way tables took 25 s in it)."""

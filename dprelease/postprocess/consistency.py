@@ -41,6 +41,7 @@ CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
 CG_MAX_ITERATIONS = 2_000
 ACTIVE_SET_ROUNDS = 100
 FEASIBLE_TOL = 1e-6
+INFEASIBLE_TOL = 1e-2  # a constraint error of 1% of the counts: diverged, not short
 
 
 @dataclass(frozen=True)
@@ -215,9 +216,10 @@ def bounded_projection(
         estimate, multipliers = weighted_projection(
             constraints, fixed_values, free_variances, multipliers
         )
-        if not is_consistent(constraints, estimate, FEASIBLE_TOL):
-            # the fixed cells have no consistent completion, and fixing more cannot give them
-            # one: each further round was a solve to the iteration cap (issue 35, finding 9)
+        if not is_consistent(constraints, estimate, INFEASIBLE_TOL):
+            # the fixed cells have no consistent completion (the solve diverged), and fixing
+            # more cannot give them one: each further round was a solve to the iteration cap
+            # (issue 35, finding 9). A solve merely short of FEASIBLE_TOL goes on, warm-started.
             return None
     else:  # many rounds: fix all remaining offenders at once (still consistent if feasible)
         estimate = np.clip(estimate, lower, upper)

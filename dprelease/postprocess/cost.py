@@ -2,19 +2,18 @@
 
 Consistency solves (C V Cᵀ) λ = C y by conjugate gradients, once without bounds and once per
 active-set round with them, each iteration two products with C (its entries) and a few
-vector operations over its rows; controlled rounding then walks the same constraints. The
-iterations grow about as the square root of the constraints (the sample's 3,527 take under
-70 without bounds, a few hundred per round with them), so one post-processing run costs
-about (entries of C + rows of C) × √rows × a per-unit time, calibrated here on the issue's
-two plans (220 three-way tables over 12 two-valued columns: 23,376 entries, 3,891 rows, about
-3 s a run with bounds and rounding; 276 pairs over 24 columns: 6,424 and 1,331, about 0.4 s).
+vector operations over its rows; controlled rounding then walks the same constraints table
+by table, and the active-set rounds grow with the tables that overlap. One post-processing
+run costs about (entries of C + rows of C) × tables × a per-unit time, calibrated here on the
+issue's two plans (220 three-way tables over 12 two-valued columns: 23,376 entries, 3,891
+rows, about 3 s a run with bounds and rounding; 276 pairs over 24 columns: 6,424 and 1,331,
+about 0.4 s) and the bundled sample (16 tables, well under a second).
 The constraints are built from the plan's tables (public), once: `consistency.structure`
 keeps them for the release that follows.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from dprelease.admission import DataSize, Estimate, register
@@ -22,8 +21,8 @@ from dprelease.errors import ResourceError
 from dprelease.limits import CONSISTENCY_WORK_NS
 from dprelease.postprocess.consistency import structure
 
-BOUNDED_NS = 1_800  # per unit of (entries + rows) × √rows, with bounds and rounding
-LINEAR_NS = 150  # the same, for one unbounded solve (consistency alone)
+BOUNDED_NS = 500  # per unit of (entries + rows) × tables, with bounds and rounding
+LINEAR_NS = 40  # the same, for one unbounded solve (consistency alone)
 
 
 def run_ns(plan: Any) -> int:
@@ -38,7 +37,7 @@ def run_ns(plan: Any) -> int:
     lower, upper = settings.clamp
     bounded = settings.nonnegative or settings.integer or lower is not None or upper is not None
     unit = BOUNDED_NS if bounded or plan.structural_zeros else LINEAR_NS
-    return int((entries + rows) * math.sqrt(max(rows, 1)) * unit)
+    return int((entries + rows) * len(bys) * unit)
 
 
 def consistency_estimate(plan: Any, data: DataSize) -> Estimate:
