@@ -29,14 +29,7 @@ from dprelease.plan.parse import parse_plan  # noqa: E402
 from dprelease.release.admitted import RELEASE_STAGES, admit_release  # noqa: E402
 from dprelease.release.noise import warm_up  # noqa: E402
 from dprelease.release.sources import FileData  # noqa: E402
-from helpers.random_releases import (  # noqa: E402
-    MAX_PLAN_BYTES,
-    plan_bytes,
-    plan_in_process,
-    random_release,
-    release_in_process,
-    write_rows,
-)
+from helpers import random_releases as rr  # noqa: E402
 from helpers.resources import in_child  # noqa: E402
 
 
@@ -54,7 +47,7 @@ def summary(raw: dict) -> str:
     return (
         f"{budget['accounting']}/{budget['strategy']} ε={budget['epsilon']:g}; "
         f"domains {[len(c['domain']) for c in raw['columns'].values()]}; tables {counts}; "
-        f"stats {kinds}; {' '.join(extra)}; {plan_bytes(raw)} B"
+        f"stats {kinds}; {' '.join(extra)}; {rr.plan_bytes(raw)} B"
     )
 
 
@@ -66,13 +59,13 @@ def main() -> None:
     results = []
     with tempfile.TemporaryDirectory() as folder:
         while len(results) < count:
-            raw, rows = random_release(draw.randint, draw.choice, draw.uniform)
-            if plan_bytes(raw) > MAX_PLAN_BYTES:
+            raw, rows = rr.random_release(draw.randint, draw.choice, draw.uniform)
+            if rr.plan_bytes(raw) > rr.MAX_PLAN_BYTES:
                 continue
             path = Path(folder) / f"d{len(results)}.csv"
-            write_rows(raw, rows, path, seed=len(results))
-            planned = in_child(lambda r=raw: plan_in_process(r))
-            released = in_child(lambda r=raw, p=path: release_in_process(r, p))
+            rr.write_rows(raw, rows, path, seed=len(results))
+            planned = in_child(lambda r=raw: rr.plan_in_process(r))
+            released = in_child(lambda r=raw, p=path: rr.release_in_process(r, p))
             try:
                 estimates = {
                     e.stage: e
