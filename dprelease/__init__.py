@@ -5,6 +5,10 @@ inward: each line imports only from lines above it or from its own subpackage.
 
 - errors.py       DPReleaseError (user-fixable, exit 2) and InternalError (a bug)
 - limits.py       every numeric limit (δ, ε, ρ, cells, rows per unit, targets, data size, rows)
+- admission.py    the stages' cost estimators (registered by each stage) and admit(plan, data,
+                  stages): every command's work and memory, from the plan and the data's
+                  size, before anything is charged; a path that fits, or one line naming the
+                  limit
 - budget_text.py  the one text of ε, δ, ρ for people (display only; rounded to the safe side)
 - plan/           the release plan as values (contract v1)
     schema          columns and their public domains, bins, geography hierarchy

@@ -96,5 +96,9 @@ class LedgerError(DPReleaseError):
     """The budget ledger cannot be used: not a ledger, damaged, unwritable or busy."""
 
 
+class ResourceError(DPReleaseError):
+    """The work or memory a command would take is over a limit (`dprelease.admission`)."""
+
+
 class InternalError(Exception):
     """A bug in dprelease: an invariant that should always hold did not."""

@@ -162,3 +162,24 @@ model is refused instead."""
 SYNTHETIC_FIT_BYTES = 512_000_000
 """The most memory the cell maps of one fitted clique hold (8 bytes per cell per table inside
 it, plus the separator's): 20 two-valued columns with every pair a table needed 1.6 GB."""
+
+# --- admission (issue 35): every command's work, estimated before it starts ---
+
+ADMISSION_WORK_NS = 4_000_000_000
+"""The most estimated work (ns on this kind of machine) of the stages of one command that
+depend on the plan (strategy, consistency, accuracy, synthetic fit, statistics), the data's
+reading aside: a small plan answers within about 5 s of CPU or is refused in one line
+(`dprelease.admission`)."""
+
+ADMISSION_MEMORY_BYTES = 1_000_000_000
+"""The most estimated memory of those stages together."""
+
+CONSISTENCY_WORK_NS = 4_000_000_000
+"""The most estimated work of one consistent post-processing of the released tables
+(conjugate-gradient products over the constraints, its active-set rounds and the controlled
+rounding): beyond it the plan is refused at `plan`, before any noise, with what to change."""
+
+ACCURACY_WORK_NS = 3_000_000_000
+"""The estimated work the accuracy simulation may take: its reruns of the post-processing are
+as many as fit (at least one, at most `postprocess.accuracy.DEFAULT_SIMULATIONS`), counted
+from the plan, never timed (issue 35, finding 9: 220 three-way tables took 25 s in it)."""

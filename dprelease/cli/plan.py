@@ -18,9 +18,12 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dprelease.release.admitted import admit_plan
     from dprelease.stats.allocation import allocate
 
-    allocation = allocate(load_plan(args))
+    plan = load_plan(args)
+    admit_plan(plan)  # issue 35: refused in one line before the allocation runs
+    allocation = allocate(plan)
     if args.json:
         print(json.dumps(allocation.to_dict(), indent=2))
     else:

@@ -41,10 +41,12 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dprelease.data.coverage import check_left_out, left_out_items
+    from dprelease.release.admitted import admit_plan
     from dprelease.stats.allocation import allocate
 
     try:
         plan = load_plan(args)
+        admit_plan(plan)  # issue 35: before the allocation and before any data are read
         allocation = allocate(plan)
     except DPReleaseError as error:
         for problem in error.problems:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dprelease.admission import DataSize, Estimate, register
 from dprelease.errors import DataError
 from dprelease.limits import DECODED_BYTES_PER_VALUE, MAX_DATA_MB, MAX_ROWS
 
@@ -39,3 +40,25 @@ class SizeLimits:
         """Rows from the row groups, decoded bytes at least rows × columns × 8."""
         rows = int(metadata.num_rows)
         self.check(where, rows=rows, decoded_bytes=rows * columns * DECODED_BYTES_PER_VALUE)
+
+
+_COUNT_NS_PER_VALUE = 40  # reading, encoding and counting one value of one table's column
+_BYTES_PER_VALUE_GUESS = 4  # a CSV value and its separator, when the rows are not announced
+
+
+def count_estimate(plan: Any, data: DataSize) -> Estimate:
+    """Admission's estimate of reading and counting the data (issue 35): the rows announced
+    (else the bytes over the columns), every plan column decoded, every table counted. Held
+    by the read's own limits (MAX_ROWS, MAX_DATA_MB), checked again while reading."""
+    columns = len(plan.schema.columns) if plan is not None else (data.columns or 1)
+    rows = data.rows
+    if rows is None and data.bytes is not None:
+        rows = data.bytes // (_BYTES_PER_VALUE_GUESS * max(data.columns or columns, 1))
+    rows = rows or 0
+    tables = len(plan.tables) + len(plan.invariants) if plan is not None else 1
+    work = rows * columns * _COUNT_NS_PER_VALUE + rows * tables * _COUNT_NS_PER_VALUE
+    memory = rows * columns * DECODED_BYTES_PER_VALUE
+    return Estimate("count", work, memory, "MAX_DATA_MB", f"{rows:,} rows", data_bound=True)
+
+
+register("count", count_estimate)

@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from dprelease.admission import DataSize, Estimate, register
 from dprelease.errors import PlanError
 from dprelease.plan.values_text import is_number
 
@@ -113,3 +114,13 @@ def check_plan_size(top: Mapping[str, Any], max_cells: int) -> None:
             f"The plan's tables have {_count(cells)} cells in all; at most {max_cells:,} are "
             f"allowed ({how}): drop tables or columns, or use coarser domains."
         )
+
+
+def plan_estimate(plan: Any, data: DataSize) -> Estimate:
+    """Admission's estimate of the parsed plan itself (issue 35): its tables' cells, within
+    MAX_CELLS (refused at parse, `check_plan_size`); each cell is a few values in memory."""
+    cells = sum(spec.cells(plan.schema) for spec in (*plan.tables, *plan.invariants))
+    return Estimate("plan", cells * 200, cells * 8 * 4, "MAX_CELLS", f"{cells:,} cells")
+
+
+register("plan", plan_estimate)

@@ -34,7 +34,7 @@ from dprelease.plan.subtables import (
     partial_columns,
 )
 from dprelease.plan.zeros import zero_mask
-from dprelease.postprocess.consistency import Constraints, build_constraints, weighted_projection
+from dprelease.postprocess.consistency import Constraints, structure, weighted_projection
 from dprelease.postprocess.pipeline import (
     PostprocessResult,
     consistent_pipeline,
@@ -74,8 +74,7 @@ class MeasurementSet:
         measured = self.allocation.measurements
         exact = self.plan.invariants if self.invariant_counts is not None else ()
         bys = tuple(m.spec.by for m in measured) + tuple(s.by for s in exact)
-        self.workload = Workload(schema, bys)
-        self.constraints = build_constraints(self.workload)
+        self.workload, self.constraints = structure(schema, bys)
         zeros = self.plan.structural_zeros
         self.held = np.concatenate(
             [zero_mask(schema, zeros, m.spec.by) for m in measured]

@@ -42,7 +42,7 @@ from dprelease.plan.zeros import StructuralZero, zero_mask
 from dprelease.postprocess.consistency import (
     Constraints,
     bounded_projection,
-    build_constraints,
+    structure,
     weighted_projection,
 )
 from dprelease.postprocess.rounding import RoundingMethod, controlled_round
@@ -145,7 +145,7 @@ def problem_of(
     """Tables (name, by) with their values and per-cell variance, as one problem; the cells of
     `zeros` and every cell of the tables named in `exact` are held fixed (`Problem.fixed`)."""
     bys = tuple(by for _, by in tables)
-    workload = Workload(schema, bys)
+    workload, constraints = structure(schema, bys)
     for index, (name, _) in enumerate(tables):
         counts = values.get(name)
         if counts is None or counts.shape != (workload.cells(index),):
@@ -169,7 +169,7 @@ def problem_of(
     return Problem(
         names=tuple(name for name, _ in tables),
         workload=workload,
-        constraints=build_constraints(workload),
+        constraints=constraints,
         measured=measured,
         variances=variance,
         fixed={int(i): float(measured[i]) for i in np.flatnonzero(held)},
@@ -206,6 +206,8 @@ def consistent_pipeline(
     upper = _pin(np.full(size, upper_bound), pins)
     if wants_clamp or settings.nonnegative or pins:
         estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
+        if estimate is None and not wants_clamp:  # the same bounds again would fail again
+            raise InternalError("non-negative consistent tables always exist")
         if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
             skipped.append("clamp")
             wants_clamp = False

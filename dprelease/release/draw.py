@@ -27,6 +27,7 @@ from dprelease.postprocess.accuracy import (
     DEFAULT_SIMULATIONS,
     TableAccuracy,
     accuracy_after_postprocessing,
+    simulations_within,
 )
 from dprelease.postprocess.consistency import is_consistent
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
@@ -272,6 +273,7 @@ def _drawn(
 def _accuracy(
     drawn: _Drawn, plan: Plan, allocation: PlanAllocation, simulations: int
 ) -> dict[str, TableAccuracy]:
+    simulations = simulations_within(plan, simulations)  # what admission chose (issue 35)
     if simulations <= 0 or not drawn.tables:
         return {}
     noisy = {m.name: m.noisy_counts for m in drawn.measurements}

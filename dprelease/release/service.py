@@ -42,6 +42,7 @@ from dprelease.ledger.files import default_ledger_path
 from dprelease.ledger.store import Ledger, LedgerEntry
 from dprelease.ledger.values import Account as ResolvedAccount
 from dprelease.plan.model import Plan
+from dprelease.release.admitted import admit_release
 from dprelease.release.draw import Release, draw_release
 from dprelease.release.export import files_zip, release_files, write_files
 from dprelease.release.publish import Account, Progress, charged_release, deliver
@@ -191,6 +192,7 @@ def release_plan(request: ReleaseRequest) -> ReleaseOutcome:
     AlreadyChargedError for a release id charged before, DataError for data that cannot be read.
     """
     plan, data, progress = request.plan, request.data, request.progress
+    admit_release(plan, data)  # issue 35: before the ledger, any charge or any noise
     ledger = open_ledger(request.ledger) if request.charge else None
     settings = None if ledger is None else fingerprinting(ledger, plan)
     progress(0.1, "Reading and encoding the data…")

@@ -24,10 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from dprelease.admission import DataSize, Estimate, register
 from dprelease.errors import PlanError
 from dprelease.limits import STRATEGY_MAX_ENTRIES, STRATEGY_MAX_SUBSETS, STRATEGY_WORK
-from dprelease.strategy.domain import Domain, Marginal, downward_closure
+from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
 
 # Estimated nanoseconds on this kind of machine (2 cores, numpy): what one evaluation costs
 _CALL_NS = 60_000  # the Python and numpy overhead of one objective evaluation
@@ -168,3 +170,26 @@ class Effort:
     @property
     def exhausted(self) -> bool:
         return self.left < 0
+
+
+def strategy_estimate(plan: Any, data: DataSize) -> Estimate:
+    """Admission's estimate of `strategy: auto`'s search (issue 35): the model it would build
+    (the closure's, the tables' own marginals, or none: the tables as listed), and one
+    search's work, capped at STRATEGY_WORK; the same `fits` decides at allocation time."""
+    bys = [spec.by for spec in plan.tables]
+    if plan.budget.strategy != "auto" or not bys:
+        return Estimate("strategy", 0, 0, "STRATEGY_WORK", "tables as listed")
+    try:
+        domain = build_domain(plan.schema, bys)
+        workload = tuple(domain.marginal_of(by) for by in bys)
+    except PlanError:
+        return Estimate("strategy", 0, 0, "STRATEGY_WORK", "tables as listed")
+    for auto, path in ((True, "closure's marginals"), (False, "tables' marginals")):
+        size = model_size(domain, workload, auto=auto)
+        if fits(size):
+            work = min(size.evaluation_ns * _EVALUATIONS, STRATEGY_WORK)
+            return Estimate("strategy", work, size.entries * 8 * 4, "STRATEGY_WORK", path)
+    return Estimate("strategy", 0, 0, "STRATEGY_MAX_ENTRIES", "tables as listed")
+
+
+register("strategy", strategy_estimate)

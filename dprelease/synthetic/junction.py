@@ -22,6 +22,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 
+from dprelease.admission import DataSize, Estimate, register
 from dprelease.errors import PlanError, quote
 from dprelease.limits import (
     MAX_SYNTHETIC_CELLS,
@@ -209,17 +210,26 @@ def published_as_is(plan: Plan, node: Node) -> tuple[tuple[str, ...], str] | Non
     return None
 
 
+def fit_per_round(plan: Plan, tree: JunctionTree) -> int:
+    """Cell updates one IPF round makes: each fitted clique's cells once per table inside it
+    and once for its separator."""
+    return sum(
+        (len([by for by, _ in published_inside(plan, node) if by]) + 1) * node.cells
+        for node in tree.nodes
+        if published_as_is(plan, node) is None
+    )
+
+
 def admit_fit(plan: Plan, tree: JunctionTree) -> JunctionTree:
     """The tree with the IPF rounds its fit may take within SYNTHETIC_FIT_WORK, or a one-line
     PlanError when fewer than SYNTHETIC_MIN_ROUNDS fit, or a clique's cell maps would exceed
     SYNTHETIC_FIT_BYTES. Each round of a fitted clique visits its cells once per table inside
     it and once for its separator; the maps keep 8 bytes per cell for each."""
-    per_round = 0
+    per_round = fit_per_round(plan, tree)
     for node in tree.nodes:
         if published_as_is(plan, node) is not None:
             continue
         maps = len([by for by, _ in published_inside(plan, node) if by]) + 1
-        per_round += maps * node.cells
         if maps * node.cells * 8 > SYNTHETIC_FIT_BYTES:
             raise PlanError(
                 f"postprocess.synthetic: fitting the clique {' × '.join(node.key)} "
@@ -236,3 +246,22 @@ def admit_fit(plan: Plan, tree: JunctionTree) -> JunctionTree:
             f"{SYNTHETIC_FIT_WORK:,}; drop tables of the cycle or switch synthetic off."
         )
     return replace(tree, rounds=int(rounds))
+
+
+_UPDATE_NS = 7  # one cell update of the fit
+_ROW_BYTES_PER_COLUMN = 48  # a synthetic row's value in memory and its CSV text
+
+
+def synthetic_estimate(plan: Plan, data: DataSize) -> Estimate:
+    """Admission's estimate of the synthetic microdata (issue 35): `admit_fit`'s rounds (its
+    one-line refusal when they do not fit) and the rows the data announce."""
+    if not plan.postprocess.synthetic:
+        return Estimate("synthetic", 0, 0, "SYNTHETIC_FIT_WORK", "off")
+    tree = admit_fit(plan, check_model(plan))
+    work = tree.rounds * fit_per_round(plan, tree) * _UPDATE_NS
+    rows = data.rows or 0
+    memory = rows * len(microdata_columns(plan)) * _ROW_BYTES_PER_COLUMN
+    return Estimate("synthetic", work, memory, "SYNTHETIC_FIT_WORK", f"{tree.rounds} rounds")
+
+
+register("synthetic", synthetic_estimate)

@@ -1,0 +1,103 @@
+"""Admission's resource bound on random small releases (issue 35), many more than the test.
+
+    python bench/bench_admission.py [PLANS] [SEED]
+
+Draws PLANS random plans (default 100; tests/helpers/random_releases.py: tables under every
+accountant and strategy, statistics of every kind and method, invariants, structural zeros,
+synthetic microdata, hierarchies; at most 10 KB) with up to 10,000 rows each, and runs `plan`
+(parse, admit, allocate) and `release` (no ledger, the library's one release flow) of each in
+a forked child: the kernel's CPU time and peak memory growth. Prints how many were released
+and refused, the CPU quantiles, the slowest plans of each command, and per admitted stage
+the plans it estimated costliest (with the path it chose and the release's measured CPU).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from dprelease.accounting.dgauss_pld import _pld_module  # noqa: E402
+from dprelease.errors import DPReleaseError  # noqa: E402
+from dprelease.plan.parse import parse_plan  # noqa: E402
+from dprelease.release.admitted import RELEASE_STAGES, admit_release  # noqa: E402
+from dprelease.release.noise import warm_up  # noqa: E402
+from dprelease.release.sources import FileData  # noqa: E402
+from helpers import random_releases as rr  # noqa: E402
+from helpers.resources import in_child  # noqa: E402
+
+
+def summary(raw: dict) -> str:
+    budget = raw["budget"]
+    kinds = [
+        next(iter(t["stat"])) + "/" + t["stat"].get("method", "-")
+        for t in raw["tables"]
+        if "stat" in t
+    ]
+    counts = [len(t["by"]) for t in raw["tables"] if "stat" not in t]
+    extra = [k for k in ("structural_zeros",) if k in raw]
+    extra += ["synthetic"] if raw["postprocess"].get("synthetic") else []
+    extra += ["invariant"] if any(t.get("invariant") for t in raw["tables"]) else []
+    return (
+        f"{budget['accounting']}/{budget['strategy']} ε={budget['epsilon']:g}; "
+        f"domains {[len(c['domain']) for c in raw['columns'].values()]}; tables {counts}; "
+        f"stats {kinds}; {' '.join(extra)}; {rr.plan_bytes(raw)} B"
+    )
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    draw = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 35)
+    _pld_module()
+    warm_up()
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        while len(results) < count:
+            raw, rows = rr.random_release(draw.randint, draw.choice, draw.uniform)
+            if rr.plan_bytes(raw) > rr.MAX_PLAN_BYTES:
+                continue
+            path = Path(folder) / f"d{len(results)}.csv"
+            rr.write_rows(raw, rows, path, seed=len(results))
+            planned = in_child(lambda r=raw: rr.plan_in_process(r))
+            released = in_child(lambda r=raw, p=path: rr.release_in_process(r, p))
+            try:
+                estimates = {
+                    e.stage: e
+                    for e in admit_release(parse_plan(raw), FileData(str(path))).estimates
+                }
+            except DPReleaseError:
+                estimates = {}
+            results.append((raw, rows, planned, released, estimates))
+    for label, index in (("plan", 2), ("release", 3)):
+        runs = [r[index] for r in results]
+        cpu = sorted(run.cpu_seconds for run in runs)
+        codes = [run.code for run in runs]
+        print(
+            f"{label}: {codes.count(0)} answered, {codes.count(2)} refused, "
+            f"{len(codes) - codes.count(0) - codes.count(2)} failed; CPU median "
+            f"{statistics.median(cpu):.2f} s, 90th {cpu[int(0.9 * (len(cpu) - 1))]:.2f} s, "
+            f"max {cpu[-1]:.2f} s; peak growth max {max(r.growth_mb for r in runs):.0f} MB"
+        )
+        for raw, rows, *_ in sorted(results, key=lambda r: -r[index].cpu_seconds)[:3]:
+            run = _[index - 2]
+            print(f"  {run.cpu_seconds:.2f} s exit {run.code}, {rows:,} rows: {summary(raw)}")
+    for stage in RELEASE_STAGES:
+        costly = sorted((r for r in results if stage in r[4]), key=lambda r: -r[4][stage].work_ns)[
+            :2
+        ]
+        for raw, _rows, _, released, estimates in costly:
+            e = estimates[stage]
+            print(
+                f"{stage}: est. {e.work_ns / 1e9:.2f} s ({e.path}); release "
+                f"{released.cpu_seconds:.2f} s exit {released.code}: {summary(raw)}"
+            )
+
+
+if __name__ == "__main__":
+    main()
