@@ -51,6 +51,18 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def module_main(rows: Any, missing: str) -> None:
+    """One `sbs_*` module run alone: `python bench/sbs_ldp.py [--quick]`."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    found = rows(parser.parse_args().quick)
+    if not found:
+        print(missing)
+        return
+    print(f"peer: {found[0]['peer_name']}; metric: {found[0]['metric']}\n")
+    print(table(found))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer seeds: a smoke run")

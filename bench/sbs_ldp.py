@@ -18,7 +18,6 @@ imports statsmodels). Without it the rows are not measured and the script says s
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import math
 import random
@@ -121,31 +120,10 @@ def rows(quick: bool = False) -> list[dict[str, Any]]:
     return out
 
 
-def markdown(table: list[dict[str, Any]]) -> str:
-    lines = [
-        "| comparison | dprelease | (exact) | peer | dprelease/peer | goal | ahead |",
-        "|---|---:|---:|---:|---:|---|---|",
-    ]
-    for row in table:
-        lines.append(
-            f"| {row['comparison']} | {row['dprelease']:.4g} | {row['dprelease_exact']:.4g} | "
-            f"{row['peer']:.4g} | "
-            f"{row['dprelease'] / row['peer']:.2f} | {row['goal']} | "
-            f"{'yes' if row['ahead'] else 'NO'} |"
-        )
-    return "\n".join(lines)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    table = rows(quick=args.quick)
-    if not table:
-        print("pure-ldp is not importable: pip install pure-ldp statsmodels")
-        return
-    print(f"peer: {table[0]['peer_name']}; metric: {table[0]['metric']}\n")
-    print(markdown(table))
+    from bench_side_by_side import module_main
+
+    module_main(rows, "pure-ldp is not importable: pip install pure-ldp statsmodels")
 
 
 if __name__ == "__main__":

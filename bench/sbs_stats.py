@@ -22,7 +22,6 @@ are not measured and the script says so.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import math
 import sys
@@ -129,30 +128,10 @@ def rows(quick: bool = False) -> list[dict[str, Any]]:
     return out
 
 
-def markdown(table: list[dict[str, Any]]) -> str:
-    lines = [
-        "| comparison | dprelease RMSE | diffprivlib RMSE | dprelease/peer | goal | ahead |",
-        "|---|---:|---:|---:|---|---|",
-    ]
-    for row in table:
-        lines.append(
-            f"| {row['comparison']} | {row['dprelease']:,.0f} | {row['peer']:,.0f} | "
-            f"{row['dprelease'] / row['peer']:.2f} | {row['goal']} | "
-            f"{'yes' if row['ahead'] else 'NO'} |"
-        )
-    return "\n".join(lines)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    table = rows(quick=args.quick)
-    if not table:
-        print("diffprivlib is not importable: pip install diffprivlib")
-        return
-    print(f"peer: {table[0]['peer_name']}; metric: {table[0]['metric']}\n")
-    print(markdown(table))
+    from bench_side_by_side import module_main
+
+    module_main(rows, "diffprivlib is not importable: pip install diffprivlib")
 
 
 if __name__ == "__main__":
