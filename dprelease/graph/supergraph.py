@@ -281,8 +281,8 @@ def candidates(n: int, *, small: bool) -> Iterator[Strategy]:
     if not small:
         return
     yield Strategy(greedy=True)
-    rng = np.random.default_rng(0)
-    for _ in range(TIE_ORDERS):
+    rng = np.random.default_rng(0)  # orders of equal-degree nodes to try, not noise: a fixed
+    for _ in range(TIE_ORDERS):  # seed keeps the anonymisation reproducible
         order = rng.permutation(n)
         yield Strategy(order=order)
         yield Strategy(order=order, greedy=True)

@@ -81,7 +81,7 @@ class Workload:
     level: str
     columns: tuple[str, ...]
     tables: tuple[tuple[str, ...], ...]
-    left_out: tuple[str, ...] = ()  # plan tables with a column finer than the level
+    left_out: tuple[str, ...] = ()  # tables finer than the level, or survey-weighted
 
     def sizes(self, plan: Plan) -> tuple[int, ...]:
         return tuple(plan.schema[c].size for c in self.columns)
@@ -98,7 +98,10 @@ def workload(
     kept: dict[tuple[str, ...], None] = {}
     left_out = []
     for spec in specs if specs is not None else plan.tables:
-        if finer & set(spec.by) or not (per_area or level in spec.by):
+        # a survey-weighted table's cells are weighted totals, not counts of people: no
+        # constraint on the records the attack rebuilds
+        weighted = spec.survey_weight is not None
+        if weighted or finer & set(spec.by) or not (per_area or level in spec.by):
             left_out.append(spec.name)
             continue
         kept.setdefault(tuple(c for c in spec.by if c not in up), None)

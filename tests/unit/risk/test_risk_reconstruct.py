@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -20,6 +21,7 @@ from dprelease.data.count import load_data
 from dprelease.data.read import read_data
 from dprelease.errors import DataError, PlanError
 from dprelease.plan.parse import load_plan
+from dprelease.plan.survey_weight import SurveyWeight
 from dprelease.risk.area_tables import workload
 from dprelease.risk.classes import risk_input
 from dprelease.risk.generalise import suggest_generalisations
@@ -70,6 +72,16 @@ def test_no_area_small_enough_is_an_error_not_rates_of_zero(small_areas):
     assert isinstance(raised.value, DataError)  # the user's to fix: exit 2, st.error
     assert raised.value.finer == ("county",)
     assert "choose a finer area level" in str(raised.value).lower()
+
+
+def test_a_survey_weighted_table_is_no_constraint_of_the_attack():
+    """Its cells are weighted totals, not counts of the people the attack rebuilds."""
+    plan = load_plan(SAMPLE)
+    weighted = dataclasses.replace(
+        plan.tables[1], name="w", survey_weight=SurveyWeight("PWGTP", 0, 10)
+    )
+    load = workload(dataclasses.replace(plan, tables=(*plan.tables, weighted)), "county")
+    assert "w" in load.left_out and load.tables == workload(plan, "county").tables
 
 
 def test_workload_keeps_per_area_tables_and_refuses_a_level_without_them():
