@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dprelease.data.engines.registry import AUTO, ENGINE_CHOICES, engines_help
+from dprelease.data.engines.registry import AUTO, ENGINE_CHOICES, EngineChoice, engines_help
 from dprelease.errors import quote
 from dprelease.limits import MAX_CELLS, MAX_DATA_MB, MAX_ROWS
 
@@ -126,6 +126,5 @@ def file_data(args: argparse.Namespace, plan: Plan) -> FileData:
     """The data of `release` and `validate` as the release service reads them."""
     from dprelease.release.service import FileData
 
-    return FileData(
-        data_location(plan, args.data), args.engine, args.spark_master, size_limits(args)
-    )
+    engine = EngineChoice(args.engine, args.spark_master)
+    return FileData(data_location(plan, args.data), engine, size_limits(args))

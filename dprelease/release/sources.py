@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from dprelease.data.engines.registry import AUTO
+from dprelease.data.engines.registry import EngineChoice
 from dprelease.data.engines.result import CountResult
 from dprelease.data.fingerprint import Fingerprinting, RecordFingerprint
 from dprelease.data.read import SizeLimits
@@ -48,12 +48,11 @@ class ReleaseData(Protocol):
 
 @dataclass(frozen=True)
 class FileData:
-    """Data where they live: a file, a folder of parts, or a URI only Spark reads, counted by
-    an engine (the CLI's)."""
+    """Data where they live: a file, a folder of parts, or a URI an engine reads where it
+    lives, counted by the engine the user chose (the CLI's `--engine` and its options)."""
 
     location: Path | str
-    engine: str = AUTO
-    spark_master: str | None = None
+    engine: EngineChoice = field(default_factory=EngineChoice)
     limits: SizeLimits = field(default_factory=SizeLimits)
 
     @property
@@ -67,7 +66,6 @@ class FileData:
             self.location,
             plan,
             engine=self.engine,
-            spark_master=self.spark_master,
             limits=self.limits,
             new_accumulator=None if fingerprint is None else fingerprint.accumulator,
         )
@@ -86,9 +84,7 @@ class FileData:
                 raise InternalError("the counting pass made no fingerprint for the ledger")
             return counted.accumulator.fingerprint
         accumulator = (settings or Fingerprinting()).accumulator()  # a pass over every column
-        scan_records(
-            locate(self.location, self.limits), self.limits, accumulator, self.spark_master
-        )
+        scan_records(locate(self.location, self.limits), self.limits, accumulator, self.engine)
         return accumulator.fingerprint
 
     def legacy_key(self) -> str | None:

@@ -119,3 +119,17 @@ def test_dispatch_tables_hold_exactly_their_registrys_names() -> None:
     assert set(models.MECHANISM_TEXT) == {m for ms in MODEL_METHODS.values() for m in ms}
     assert set(models._CALIBRATE_REGRESSION) == set(FAMILIES)
     assert other_methods() == tuple(dict.fromkeys(m for k in SUMMARY_KINDS for m in METHODS[k][1:]))
+
+
+def test_a_files_data_carry_the_engine_choice_not_one_engines_options() -> None:
+    """Issue 36.2: `FileData` names no engine's option (it held Spark's master); the choice,
+    with its cluster's master, is one registry object asked by the count and the scan."""
+    from dataclasses import fields
+
+    from dprelease.data.engines.registry import ENGINES, EngineChoice
+    from dprelease.release.sources import FileData
+
+    assert [f.name for f in fields(FileData)] == ["location", "engine", "limits"]
+    choice = EngineChoice(next(e.name for e in ENGINES if e.takes_master), "local[1]")
+    assert choice.run().master == "local[1]"
+    assert FileData("x.csv").engine == EngineChoice()

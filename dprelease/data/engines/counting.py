@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dprelease.data import formats
-from dprelease.data.engines.registry import AUTO, EngineRun, first, registered
+from dprelease.data.engines.registry import AUTO, EngineChoice, first, registered
 from dprelease.data.engines.result import BatchAccumulator, CountResult
 from dprelease.data.engines.source import DataSource, describe, remote
 from dprelease.data.read import SizeLimits
@@ -62,8 +62,7 @@ def count_data(
     location: str | Path,
     plan: Plan,
     *,
-    engine: str = AUTO,
-    spark_master: str | None = None,
+    engine: str | EngineChoice = AUTO,
     limits: SizeLimits | None = None,
     new_accumulator: Callable[[], BatchAccumulator] | None = None,
 ) -> CountResult:
@@ -75,11 +74,12 @@ def count_data(
     brought to this machine: there the accumulator must be a `FingerprintAccumulator`, given
     the cluster's fingerprint.
     """
+    choice = engine if isinstance(engine, EngineChoice) else EngineChoice(engine)
     limits = limits or SizeLimits()
     source = locate(location, limits)
     if new_accumulator is not None:
         check_record_width(source)
-    asked = None if engine == AUTO else registered(engine)
+    asked = None if choice.name == AUTO else registered(choice.name)
     if source.remote and asked is not None and not asked.reads_uris:
         readers = first(lambda e: e.reads_uris).name
         raise DataError(
@@ -99,11 +99,10 @@ def count_data(
                 f"--engine {streaming.name}, or {AUTO}."
             )
         chosen = streaming
-    run = EngineRun(spark_master, new_accumulator)
-    result = chosen.count(source, plan, limits, run)
+    result = chosen.count(source, plan, limits, choice.run(new_accumulator))
     if new_accumulator is None or chosen.streams_batches:
         return result
-    accumulator = scan_records(source, limits, new_accumulator(), spark_master)
+    accumulator = scan_records(source, limits, new_accumulator(), choice)
     return CountResult(result.counts, result.report, result.engine, accumulator)
 
 
@@ -121,21 +120,21 @@ def scan_records(
     source: DataSource,
     limits: SizeLimits,
     accumulator: BatchAccumulator,
-    spark_master: str | None = None,
+    engine: EngineChoice | None = None,
 ) -> BatchAccumulator:
     """Show `accumulator` every record of any source: a local file or folder batch by batch
-    (`arrow.scan_all`), a URI through Spark's executors (a fingerprint only)."""
+    (`arrow.scan_all`), a URI where it lives, by the engine that reads URIs (a fingerprint
+    only)."""
     check_record_width(source)
     if not source.remote:
         from dprelease.data.engines.arrow import scan_all
 
         return scan_all(source, limits, accumulator)
-    from dprelease.data.engines.spark import DEFAULT_MASTER, fingerprint_spark
     from dprelease.data.fingerprint import FingerprintAccumulator
 
     if not isinstance(accumulator, FingerprintAccumulator):
         raise InternalError("a URI's records stay on the cluster: only a fingerprint is made")
-    accumulator.include(
-        fingerprint_spark(source, limits, spark_master or DEFAULT_MASTER, accumulator)
-    )
+    remote_engine = first(lambda e: e.reads_uris)
+    run = (engine or EngineChoice(remote_engine.name)).run()
+    accumulator.include(remote_engine.fingerprint_remote(source, limits, run, accumulator))
     return accumulator

@@ -14,17 +14,31 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dprelease.errors import DataError, quote
 
 if TYPE_CHECKING:
     from dprelease.data.engines.result import BatchAccumulator, CountResult
     from dprelease.data.engines.source import DataSource
+    from dprelease.data.fingerprint import RecordFingerprint
     from dprelease.data.read import SizeLimits
     from dprelease.plan.model import Plan
 
 AUTO = "auto"  # not an engine: the choice `choose_engine` makes for the source and the plan
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine a user asked for (a registered name, or `AUTO`) and, for an engine that
+    `takes_master`, where its cluster's master is: what a file's data carry to the count, so
+    no caller names one engine's options (issue 36.2)."""
+
+    name: str = AUTO
+    master: str | None = None
+
+    def run(self, new_accumulator: Callable[[], BatchAccumulator] | None = None) -> EngineRun:
+        return EngineRun(self.master, new_accumulator)
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,15 @@ class CountingEngine:
         counted: Callable[[DataSource, Plan, SizeLimits, EngineRun], CountResult]
         counted = importlib.import_module(self.module).engine_count
         return counted(source, plan, limits, run)
+
+    def fingerprint_remote(
+        self, source: DataSource, limits: SizeLimits, run: EngineRun, accumulator: Any
+    ) -> RecordFingerprint:
+        """The records' fingerprint made where a URI's records live (an engine that
+        `reads_uris`): its module's `engine_fingerprint`; only the parts come back."""
+        made: Callable[[DataSource, SizeLimits, EngineRun, Any], RecordFingerprint]
+        made = importlib.import_module(self.module).engine_fingerprint
+        return made(source, limits, run, accumulator)
 
 
 ENGINES: tuple[CountingEngine, ...] = (

@@ -180,3 +180,10 @@ def fingerprint_spark(
 def engine_count(source: DataSource, plan: Plan, limits: SizeLimits, run: EngineRun) -> CountResult:
     """The registry's entry (`registry.ENGINES`): the query on `run.master`'s cluster."""
     return count_spark(source, plan, limits, run.master or DEFAULT_MASTER)
+
+
+def engine_fingerprint(
+    source: DataSource, limits: SizeLimits, run: EngineRun, accumulator: FingerprintAccumulator
+) -> RecordFingerprint:
+    """The registry's entry for a URI's records: fingerprinted on `run.master`'s cluster."""
+    return fingerprint_spark(source, limits, run.master or DEFAULT_MASTER, accumulator)
