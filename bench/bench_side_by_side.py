@@ -46,7 +46,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cells = [_cell(row.get(key, "")) for key in head]
-        cells[-1] = "yes" if row.get("ahead") else "**no**"
+        ahead = row.get("ahead")  # None: a row for scale, with no goal
+        cells[-1] = "—" if ahead is None else "yes" if ahead else "**no**"
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -81,8 +82,9 @@ def main() -> None:
         print(f"{name}: {len(rows)} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         found += rows
     print(table(found))
-    behind = [row["comparison"] for row in found if not row.get("ahead")]
-    print(f"\n{len(found) - len(behind)} of {len(found)} rows ahead or level", end="")
+    goals = [row for row in found if row.get("ahead") is not None]
+    behind = [row["comparison"] for row in goals if not row["ahead"]]
+    print(f"\n{len(goals) - len(behind)} of {len(goals)} rows ahead or level", end="")
     print(f"; behind: {'; '.join(behind)}" if behind else "")
 
 

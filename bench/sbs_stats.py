@@ -7,11 +7,12 @@ cell's true median (`np.median`) over `seeds` draws, one fresh cell per seed. dp
 side goes through the plan's parser and the statistics registry, as a release does: the
 statistic `{quantile: 0.5, column: income, bounds: [0, 500000], method: auto}` without a
 public `min_cell_rows`, calibrated to ε = 1 (auto then picks the exponential mechanism on the
-default grid of 1,001 candidates, 500 apart; and at `resolution: 50`, the finest the bounds
-allow, 10,001 candidates), drawn with the preview sampler (the same law as OpenDP's
-secure draw, seeded here so that runs repeat). For scale, the smooth-sensitivity median with the
-textbook bound (what `method: smooth_sensitivity` gives, Cauchy noise under pure ε) is listed
-too. "ahead": dprelease's RMSE is at most diffprivlib's, or above by less than twice the two
+finest grid the bounds allow, 10,001 candidates 50 apart, since no resolution is given),
+drawn with the preview sampler (the same law as OpenDP's secure draw, seeded here so that
+runs repeat). For scale (no goal): auto at `resolution: 500`, the grid of 1,001 candidates
+auto took before, and the smooth-sensitivity median with the textbook bound (what
+`method: smooth_sensitivity` gives, Cauchy noise under pure ε). "ahead": dprelease's RMSE
+is at most diffprivlib's, or above by less than twice the two
 RMSEs' combined standard error (level within noise).
 
     python bench/sbs_stats.py [--quick]
@@ -40,10 +41,10 @@ from dprelease.stats.noise import PreviewNoise
 from dprelease.stats.registry import kind_of
 
 SIZES = (600, 1_200, 2_400)
-FINEST = 50.0  # the finest resolution the bounds allow: 10,001 candidates
-CASES = ((AUTO, None), (AUTO, FINEST), (UNBOUNDED["quantile"], None))
-"""dprelease's sides: auto at the default resolution (1,001 candidates, 500 apart) and at the
-finest, and smooth sensitivity for scale."""
+COARSE = 500.0  # the grid auto took before it chose the finest: 1,001 candidates
+CASES = ((AUTO, None), (AUTO, COARSE), (UNBOUNDED["quantile"], None))
+"""dprelease's sides: auto as a plan without `resolution` gets it (the finest grid), and for
+scale auto on the coarse grid and smooth sensitivity."""
 EPSILON = 1.0
 BOUNDS = (0, 500_000)
 
@@ -120,9 +121,13 @@ def rows(quick: bool = False) -> list[dict[str, Any]]:
                     "dprelease": ours,
                     "peer": theirs,
                     "peer_name": name,
-                    "goal": "≤ diffprivlib's" if method == AUTO else "for scale (no goal)",
+                    "goal": "≤ diffprivlib's"
+                    if resolution is None and method == AUTO
+                    else "for scale (no goal)",
                     "method": drawn,
-                    "ahead": ours <= theirs + 2 * math.hypot(ours_se, theirs_se),
+                    "ahead": ours <= theirs + 2 * math.hypot(ours_se, theirs_se)
+                    if resolution is None and method == AUTO
+                    else None,
                 }
             )
     return out

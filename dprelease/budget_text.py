@@ -54,3 +54,13 @@ def cost_text(epsilon: float | None, delta: float | None) -> str:
     """What a release costs, as people write it: "ε = 1" or "ε = 1, δ = 1e-10"."""
     text = f"ε = {optional_budget_text(epsilon)}"
     return text + (f", δ = {budget_text(delta)}" if delta else "")
+
+
+def readable(value: float | None, digits: int = 15) -> float | None:
+    """A computed figure for a file a person reads (metadata.json, `plan --json`): rounded to
+    `digits` significant digits, so 6.000000000000001 is 6.0 and 1/6 is 0.166666666666667
+    (issue 37.4). Only for figures that describe a release (a share, a noise scale); the
+    charged total is rounded toward the safe side (`accounting.composition.decimal_up`)."""
+    if value is None or not math.isfinite(value) or value == 0:
+        return value
+    return float(f"{value:.{digits}g}")

@@ -18,6 +18,7 @@ from dprelease.accounting.accountants.base import Accountant
 from dprelease.accounting.accountants.registry import accountant
 from dprelease.accounting.composition import Guarantee
 from dprelease.accounting.mechanisms import DISCRETE_LAPLACE, GAUSSIAN, Noise
+from dprelease.budget_text import readable
 from dprelease.plan.model import StrategyKind
 from dprelease.plan.table_spec import Sensitivity, TableSpec
 
@@ -65,11 +66,12 @@ class TableBudget:
             "cells": self.cells,
             "mechanism": self.noise.mechanism,
             "sensitivity": {"l1": self.sensitivity.l1, "l2": self.sensitivity.l2},
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "rho": self.rho,
-            "noise_scale": self.noise.scale,
-            "noise_std": self.noise.std,
+            # issue 37.4: shares and scales as people read them (6.0, not 6.000000000000001)
+            "epsilon": readable(self.epsilon),
+            "delta": readable(self.delta),
+            "rho": readable(self.rho),
+            "noise_scale": readable(self.noise.scale),
+            "noise_std": readable(self.noise.std),
             "moe": self.moe,
             "moe_table": self.moe_table,
             "expected_rmse": self.expected_rmse,

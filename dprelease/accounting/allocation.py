@@ -36,6 +36,7 @@ from dprelease.accounting.shares import (
     delta_shares,
     fixed_shares,
 )
+from dprelease.accounting.typed_budget import spendable_plan
 from dprelease.accounting.weighted import as_counts, weighted_back
 from dprelease.errors import BudgetError, InternalError, PlanError
 from dprelease.plan.model import Plan
@@ -249,7 +250,8 @@ def allocate(plan: Plan) -> Allocation:
             "discovered domains is allocated by dprelease.stats.allocation.allocate"
         )
     check_accounting(plan)
-    allocation = weighted_back(plan, _allocate(as_counts(plan)))  # issue 37.8
+    # issue 37.8: survey weights; 37.4: the typed decimals bound the spend
+    allocation = weighted_back(plan, _allocate(as_counts(spendable_plan(plan))))
     budget = plan.budget
     total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
     return allocation if total == allocation.total else replace(allocation, total=total)

@@ -19,6 +19,7 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 
 from dprelease.accounting.bisection import threshold
@@ -42,6 +43,53 @@ def round_down(value: Fraction) -> float:
     if Fraction(result) > value:
         result = math.nextafter(result, -math.inf)
     return result
+
+
+def decimal_cover(value: float) -> float:
+    """`value` or the float above it, whichever first bounds `value` read either way, as a
+    float and as the decimal it prints as: a computed total (a composed ε, a ρ) before it is
+    reported or charged, since the ledger adds what it reads (issue 37.4)."""
+    while typed_value(value) < Fraction(value):  # one or two steps; a fixed point after
+        value = math.nextafter(value, math.inf)
+    return value
+
+
+def typed_value(value: float) -> Fraction:
+    """The exact decimal a float reads as (its shortest repr, Python's and JSON's): what a
+    person typed. Budgets are decimals (issue 37.4): a plan's ε = 0.4 grants exactly 2/5,
+    and the ledger adds 0.4 + 1.0 as 7/5, not as the binary floats' 1.4000000000000000222."""
+    return Fraction(repr(float(value)))
+
+
+def spendable(value: float) -> float:
+    """The largest float ≤ the decimal a budget was typed as: what an allocation may spend so
+    that the typed decimal bounds the spend (0.4's float is 2e-17 above 2/5)."""
+    return round_down(typed_value(value))
+
+
+def decimal_up(value: Fraction, digits: int = 15) -> float:
+    """The smallest decimal of at most `digits` significant digits that is ≥ an exact value,
+    as the float that prints as it: 7/5 → 1.4, not 1.4000000000000001 (a total, a spend)."""
+    return _decimal_rounded(value, digits, ROUND_CEILING)
+
+
+def decimal_down(value: Fraction, digits: int = 15) -> float:
+    """The largest such decimal ≤ an exact value: what is left of a cap (1/10 → 0.1)."""
+    return _decimal_rounded(value, digits, ROUND_FLOOR)
+
+
+def decimal_sum(values: Iterable[float]) -> float:
+    """Budgets added as the decimals they read as, rounded up to one that reads as little:
+    0.4 + 1.0 is 1.4 (the ledger's spend; issue 37.4)."""
+    return decimal_up(sum((typed_value(v) for v in values), Fraction(0)))
+
+
+def _decimal_rounded(value: Fraction, digits: int, rounding: str) -> float:
+    if value == 0:
+        return 0.0
+    context = Context(prec=digits, rounding=rounding)
+    # ≤ 15 significant digits survive the float: repr prints the same decimal back
+    return float(context.divide(Decimal(value.numerator), Decimal(value.denominator)))
 
 
 def push_up(value: float, ulps: int = _SAFETY_ULPS) -> float:
@@ -255,12 +303,6 @@ def check_within(spent: Fraction, total: Fraction, unit: str) -> None:
 TIDY_TOLERANCE = 1e-9  # relative: the float rounding of exact sums, far below any real gap
 
 
-def _tidy(value: float, target: float | None) -> float:
-    if target is None or not target > 0:
-        return value
-    return target if value <= target and target - value <= TIDY_TOLERANCE * target else value
-
-
 def reported_total(
     total: Guarantee, epsilon: float | None, delta: float | None, rho: float | None
 ) -> Guarantee:
@@ -277,3 +319,12 @@ def reported_total(
         delta=None if total.delta is None else _tidy(total.delta, delta),
         rho=None if total.rho is None else _tidy(total.rho, rho),
     )
+
+
+def _tidy(value: float, target: float | None) -> float:
+    """The plan's typed target when the value lies just below it (the allocation spent at
+    most the target's decimal, `typed_budget`), else the value covered as a decimal."""
+    if target is None or not target > 0:
+        return decimal_cover(value)
+    near = value <= target and target - value <= TIDY_TOLERANCE * target
+    return target if near else decimal_cover(value)

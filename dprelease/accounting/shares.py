@@ -126,6 +126,11 @@ def additive_shares(
     room = Fraction(total) - exact_sum(fixed.values())
     shares = [fixed.get(i, 0.0) for i in range(n)]
     if not free:
+        if room < 0:  # every table locked, over the total: the user's to fix, not a bug
+            raise BudgetError(
+                "The tables' locked budgets add up to more than the plan's total; lower a "
+                "lock or raise the total."
+            )
         return shares
     if room <= 0:
         raise BudgetError(too_small_message(plan))

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from dprelease.accounting.composition import decimal_cover
 from dprelease.errors import BudgetError, InternalError
 from dprelease.ledger.backend import Conn
 from dprelease.ledger.sketches import SECRET_TABLE, SKETCH_TABLE, keep, near_duplicate_of
@@ -24,8 +25,9 @@ from dprelease.ledger.values import Account
 from dprelease.plan.names import is_dataset_name
 
 KEY = re.compile(r"[0-9a-f]{64}")
-FORMAT = 4  # PRAGMA user_version of the layout below (1: no accounts or records tables;
-# 2: no `invariants` column on charges, issue 27; 3: no sketches, secret or linked, issue 34)
+FORMAT = 5  # PRAGMA user_version of the layout below (1: no accounts or records tables;
+# 2: no `invariants` column on charges, issue 27; 3: no sketches, secret or linked, issue 34;
+# 4: charges bounded as binary floats only, not as the decimals they print as, issue 37.4)
 ACCOUNTS = (
     "CREATE TABLE accounts (dataset TEXT PRIMARY KEY, name TEXT UNIQUE, created TEXT NOT NULL)",
     "CREATE TABLE records (fingerprint TEXT PRIMARY KEY, dataset TEXT NOT NULL)",
@@ -217,7 +219,10 @@ def upgrade(conn: Conn) -> None:
     """Format 1 → 2: add the accounts and records tables; old keys stay account keys.
     Format 2 → 3: add the charges' `invariants` column (NULL: the release held none).
     Format 3 → 4: add the secret, sketches and linked tables (old accounts are not linked:
-    releases find them by their format-3 fingerprint until they are)."""
+    releases find them by their format-3 fingerprint until they are).
+    Format 4 → 5: the ledger now adds charges as the decimals they print as (issue 37.4); an
+    older charge bounded its spend only as a binary float (0.4's float is above 2/5), so each
+    stored ε, δ and ρ is raised to the nearest float whose decimal also bounds it."""
     if conn.version() >= FORMAT:
         return
     conn.begin_write()
@@ -230,8 +235,22 @@ def upgrade(conn: Conn) -> None:
     if version < 4:
         for statement in KEYS_V2:
             conn.execute(statement)
+    if version < 5:
+        _decimal_charges(conn)
     conn.set_version(FORMAT)
     conn.commit()
+
+
+def _decimal_charges(conn: Conn) -> None:
+    rows = conn.execute("SELECT release_id, epsilon, delta, rho FROM charges").fetchall()
+    for row in rows:
+        old = (row["epsilon"], row["delta"], row["rho"])
+        new = tuple(None if v is None else decimal_cover(v) for v in old)
+        if new != old:
+            conn.execute(
+                "UPDATE charges SET epsilon = ?, delta = ?, rho = ? WHERE release_id = ?",
+                (*new, row["release_id"]),
+            )
 
 
 def find_account(conn: Conn, text: str) -> str | None:

@@ -30,9 +30,10 @@ two rules that spend δ. δ_R is at most 1e-10, the product's default δ, so tha
 its loose default of 1e-3 does not let zCDP releases trade δ for ε.
 
 The composed total the ledger reports (`composed`) is the plain sum while an all-pure account's
-sum fits, else the smallest ε of the rules that hold. Sums are exact (`Fraction`) and rounded
-up; a conversion's float formula is pushed up (`zcdp_epsilon_at_order`), so no total is ever
-understated.
+sum fits, else the smallest ε of the rules that hold. Sums are exact (`Fraction`) over the
+decimals the charges read as (a release spends at most its printed ε, issue 37.4) and rounded
+up to a short decimal; a conversion's float formula is pushed up (`zcdp_epsilon_at_order`)
+and made at a δ not above the decimal it reports, so no total is ever understated.
 """
 
 from __future__ import annotations
@@ -44,10 +45,13 @@ from fractions import Fraction
 from typing import Literal
 
 from dprelease.accounting.composition import (
+    decimal_cover,
+    decimal_down,
+    decimal_sum,
     epsilon_to_zcdp,
-    exact_sum,
-    round_down,
     round_up,
+    spendable,
+    typed_value,
     zcdp_epsilon_at_order,
 )
 from dprelease.errors import BudgetError
@@ -98,7 +102,7 @@ def renyi_delta(cap_delta: float) -> float:
 def basic_delta(cap_delta: float) -> float:
     """The δ the basic filter may spend: what the Rényi filter's conversion leaves (exact,
     rounded down)."""
-    return round_down(Fraction(cap_delta) - Fraction(renyi_delta(cap_delta)))
+    return decimal_down(typed_value(cap_delta) - typed_value(renyi_delta(cap_delta)))
 
 
 def filter_order(cap_epsilon: float, cap_delta: float) -> float | None:
@@ -129,8 +133,8 @@ def _best_order(curves: Sequence[Curve], delta: float) -> float | None:
 def _rho(curve: Curve) -> Fraction:
     if curve.kind == "rho":
         assert curve.rho is not None
-        return Fraction(curve.rho)
-    return Fraction(curve.epsilon) ** 2 / 2
+        return typed_value(curve.rho)
+    return typed_value(curve.epsilon) ** 2 / 2
 
 
 def renyi_cost(curve: Curve, alpha: float) -> Fraction:
@@ -138,8 +142,8 @@ def renyi_cost(curve: Curve, alpha: float) -> Fraction:
     order = Fraction(alpha)
     if curve.kind == "rho":
         assert curve.rho is not None
-        return order * Fraction(curve.rho)
-    epsilon = Fraction(curve.epsilon)
+        return order * typed_value(curve.rho)
+    epsilon = typed_value(curve.epsilon)
     return min(epsilon, order * epsilon**2 / 2)
 
 
@@ -150,13 +154,14 @@ def _renyi_epsilon(curves: Sequence[Curve], alpha: float, delta: float) -> float
         return 0.0
     # zcdp_epsilon_at_order converts α·ρ; pass ρ = total/α so that α·ρ is the total.
     rho = round_up(total / Fraction(alpha))
-    return max(zcdp_epsilon_at_order(rho, delta, alpha), 0.0)
+    # at the float below δ's decimal: the reported δ (that decimal) then bounds the one used
+    return decimal_cover(max(zcdp_epsilon_at_order(rho, spendable(delta), alpha), 0.0))
 
 
 def totals(curves: Sequence[Curve], cap_epsilon: float | None, cap_delta: float) -> list[Composed]:
     """Every rule's total for these releases (the rules that apply to their kinds)."""
-    epsilon_sum = round_up(exact_sum(curve.epsilon for curve in curves))
-    delta_sum = round_up(exact_sum(curve.delta for curve in curves))
+    epsilon_sum = decimal_sum(curve.epsilon for curve in curves)
+    delta_sum = decimal_sum(curve.delta for curve in curves)
     found = [Composed(epsilon_sum, delta_sum, BASIC)]
     if all(curve.kind == "epsilon" for curve in curves):
         found.append(Composed(epsilon_sum, 0.0, PURE_SUM))

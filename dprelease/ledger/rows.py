@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dprelease.accounting.composition import exact_sum, round_up
+from dprelease.accounting.composition import decimal_sum
 from dprelease.ledger.accounts import key_of
 from dprelease.ledger.backend import Conn
 from dprelease.ledger.lifetime import curve_of
@@ -41,8 +41,8 @@ def balance_of(conn: Conn, dataset: str) -> Balance:
     return Balance(
         cap_epsilon=cap_row["epsilon"] if cap_row else None,
         cap_delta=DEFAULT_DELTA_CAP if cap_delta is None else cap_delta,
-        spent_epsilon=round_up(exact_sum(row["epsilon"] for row in rows)),
-        spent_delta=round_up(exact_sum(row["delta"] for row in rows)),
+        spent_epsilon=decimal_sum(row["epsilon"] for row in rows),
+        spent_delta=decimal_sum(row["delta"] for row in rows),
         releases=len(rows),
         curves=tuple(curve_of(row["epsilon"], row["delta"], row["rho"]) for row in rows),
     )

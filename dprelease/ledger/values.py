@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from dprelease.accounting.composition import Guarantee, round_down
+from dprelease.accounting.composition import Guarantee, decimal_down, typed_value
 from dprelease.budget_text import budget_text
 from dprelease.errors import BudgetError
 from dprelease.ledger.lifetime import (
@@ -101,7 +101,9 @@ class Account:
 
 def _left(cap: float | None, spent: float) -> float | None:
     # Never negative: a cap lowered below the spend leaves 0, not a debt.
-    return None if cap is None else round_down(max(Fraction(cap) - Fraction(spent), Fraction(0)))
+    # Decimals (issue 37.4): 1.5 less 1.4 leaves 0.1, not 0.09999999999999987.
+    left = None if cap is None else max(typed_value(cap) - typed_value(spent), Fraction(0))
+    return None if left is None else decimal_down(left)
 
 
 class AlreadyChargedError(BudgetError):

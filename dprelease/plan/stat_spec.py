@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -50,6 +50,7 @@ from dprelease.plan.summary_spec import (
     column_name,
     default_grid_step,
     default_resolution,
+    finest_grid_step,
     quantiles_of,
 )
 
@@ -125,6 +126,9 @@ class AutoSpec:
 
     candidates: tuple[Candidate, ...]
     min_cell_rows: int | None = None
+    # no `resolution` given: the exponential mechanism's grid is the finest the bounds allow
+    # (its rounding gone; on data that crowd near the quantile, a finer grid is closer)
+    finest_grid: bool = False
 
     def __post_init__(self) -> None:
         if len(self.candidates) < 2 or len({c.kind for c in self.candidates}) != 1:
@@ -246,7 +250,11 @@ def _auto_spec(raw: Mapping[str, Any], kind: str, what: str) -> AutoSpec:
         robust.pop("resolution", None)
     if isinstance(default, SumSpec):  # a sum has no other method (METHODS)
         raise PlanError(f"{what}: a sum has no method auto.")
-    return AutoSpec((default, _robust_spec(robust, kind, what)), raw.get("min_cell_rows"))
+    finest = isinstance(default, QuantileSpec) and raw.get("resolution") is None
+    if finest and isinstance(default, QuantileSpec):  # auto chooses the grid too (38.3)
+        default = replace(default, grid_step=finest_grid_step(default.lo, default.hi))
+    robust_spec = _robust_spec(robust, kind, what)
+    return AutoSpec((default, robust_spec), raw.get("min_cell_rows"), finest_grid=finest)
 
 
 def parse_discover(raw: object, column: str) -> DiscoverSpec:
@@ -304,6 +312,8 @@ def _robust_to_dict(spec: RobustSpec) -> dict[str, Any]:
 
 def _auto_to_dict(spec: AutoSpec) -> dict[str, Any]:
     out = {**stat_to_dict(spec.candidates[0]), "method": spec.method}
+    if spec.finest_grid:  # chosen by auto, not given
+        out.pop("resolution", None)
     robust = spec.candidates[1]
     if isinstance(robust, RobustSpec):
         if robust.resolution is not None:

@@ -65,10 +65,8 @@ class QuantileSpec:
                 f"A quantile's resolution must be a number above 0, got {quote(self.grid_step)}."
             )
         if self.candidate_count > MAX_CANDIDATES:
-            finest = (self.hi - self.lo) / (MAX_CANDIDATES - 1)
-            unit = 10.0 ** (math.floor(math.log10(finest)) - 2)  # 3 digits, rounded up
             lo, hi = bounds_out(self.lo, self.hi)
-            least = public_number(math.ceil(finest / unit - 1e-9) * unit)
+            least = public_number(finest_grid_step(self.lo, self.hi))
             raise PlanError(
                 f"The quantile of column {quote(self.column)} would have more than "
                 f"{MAX_CANDIDATES:,} candidate values at resolution "
@@ -142,6 +140,17 @@ def bounds_out(lo: float, hi: float) -> list[int | float]:
 def default_grid_step(lo: float, hi: float) -> float:
     whole = float(lo).is_integer() and float(hi).is_integer()
     return 1.0 if whole and hi - lo <= MAX_CANDIDATES - 1 else (hi - lo) / 1000
+
+
+def finest_grid_step(lo: float, hi: float) -> float:
+    """The finest resolution the bounds allow (at most MAX_CANDIDATES candidates), rounded up
+    to 3 significant digits: 50 for [0, 500000]; 1 for whole bounds that fit."""
+    whole = float(lo).is_integer() and float(hi).is_integer()
+    if whole and hi - lo <= MAX_CANDIDATES - 1:
+        return 1.0
+    finest = (hi - lo) / (MAX_CANDIDATES - 1)
+    unit = 10.0 ** (math.floor(math.log10(finest)) - 2)  # 3 digits, rounded up
+    return float(math.ceil(finest / unit - 1e-9) * unit)
 
 
 def default_resolution(lo: float, hi: float) -> Fraction:

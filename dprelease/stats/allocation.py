@@ -49,6 +49,7 @@ from dprelease.accounting.composition import (
     reported_total,
     round_down,
 )
+from dprelease.accounting.typed_budget import spendable_plan
 from dprelease.errors import BudgetError, InternalError
 from dprelease.plan.model import Budget, Plan
 from dprelease.plan.statistic import StatisticTable
@@ -92,7 +93,8 @@ def allocate(plan: Plan) -> PlanAllocation:
     if not (plan.statistics or plan.discoveries):
         return PlanAllocation.of_counts(allocate_counts(plan))
     check_accounting(plan)
-    allocation = allocate_with_statistics(_statistics_accounting(plan))
+    # issue 37.4: priced within the decimals the budget was typed as
+    allocation = allocate_with_statistics(_statistics_accounting(spendable_plan(plan)))
     budget = plan.budget
     total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
     return allocation if total == allocation.total else replace(allocation, total=total)

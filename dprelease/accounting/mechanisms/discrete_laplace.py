@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from dprelease.accounting.composition import pure_to_zcdp, round_up
+from dprelease.accounting.composition import pure_to_zcdp, round_up, typed_value
 from dprelease.accounting.mechanisms.base import Mechanism, scale_up_until
 from dprelease.errors import BudgetError, quote
 from dprelease.plan.table_spec import Sensitivity
@@ -25,7 +25,8 @@ def laplace_epsilon(scale: float, l1: int) -> Fraction:
 
 
 def laplace_scale(epsilon: float, l1: int) -> float:
-    """Smallest float b with Δ₁ / b ≤ ε exactly."""
+    """Smallest float b with Δ₁ / b ≤ ε exactly, ε read as a float and as the decimal it
+    prints as (a typed 0.4 is charged as 2/5, below its float; issue 37.4)."""
     if not epsilon > 0:
         raise BudgetError(f"A table's epsilon must be greater than 0, got {quote(epsilon)}.")
     if not math.isfinite(l1 / epsilon):
@@ -33,7 +34,8 @@ def laplace_scale(epsilon: float, l1: int) -> float:
             f"A table's epsilon of {quote(epsilon)} is too small to calibrate noise for; "
             "raise the budget."
         )
-    return scale_up_until(l1 / epsilon, lambda b: laplace_epsilon(b, l1) <= Fraction(epsilon))
+    bound = min(Fraction(epsilon), typed_value(epsilon))
+    return scale_up_until(l1 / epsilon, lambda b: laplace_epsilon(b, l1) <= bound)
 
 
 def discrete_laplace_variance(scale: float) -> float:

@@ -12,6 +12,7 @@ from dprelease.accounting.composition import (
     advanced_or_basic,
     epsilon_to_zcdp,
     exact_sum,
+    spendable,
     zcdp_to_epsilon,
 )
 from dprelease.accounting.dgauss_pld import holds
@@ -226,7 +227,10 @@ def test_no_allocation_overspends(accounting, allocation, epsilon, delta, weight
     if accounting == "approx":  # one Gaussian mechanism: Σ Δ₂²/σ_i² ≤ 1/σ*², exactly
         sens = result.tables[0].sensitivity
         spent = sum(Fraction(sens.l2_squared) / Fraction(t.noise.scale) ** 2 for t in result.tables)
-        assert spent <= 1 / Fraction(gaussian_sigma(epsilon, delta, 1.0)) ** 2
+        # σ* at the budget the allocation prices: the floats not above the typed decimals
+        # (issue 37.4); (ε', δ') ≤ (ε, δ), so the release is (ε, δ)-DP too
+        priced = gaussian_sigma(spendable(epsilon), spendable(delta), 1.0)
+        assert spent <= 1 / Fraction(priced) ** 2
         assert result.total.delta == delta
         # and the discrete Gaussians drawn are certified by the bound the release checks
         assert holds([t.noise.scale for t in result.tables], sens, epsilon, delta)

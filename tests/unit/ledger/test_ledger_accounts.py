@@ -13,6 +13,7 @@ from dprelease.accounting.composition import Guarantee
 from dprelease.data.fingerprint import fingerprint_table
 from dprelease.data.read import read_data
 from dprelease.errors import BudgetError
+from dprelease.ledger.accounts import FORMAT
 from dprelease.ledger.files import dataset_key
 from dprelease.ledger.store import Ledger
 from dprelease.limits import DELTA_LIMIT
@@ -114,7 +115,7 @@ def test_a_format_1_ledger_is_upgraded_and_its_accounts_continue(tmp_path):
     charge(ledger, "new", Guarantee(0.5, None), key=records, legacy=legacy)
     assert ledger.balance(records).spent_epsilon == 2.0  # one account, old and new charges
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == FORMAT
     conn.close()
 
 

@@ -89,7 +89,8 @@ def test_the_filter_total_is_never_below_the_best_conversion_of_the_summed_rho()
 def test_pure_releases_still_sum_exactly_under_a_pure_cap():
     tenth = Curve("epsilon", 0.1, 0.0)
     assert composed([tenth] * 9, 1.0, 0.0).rule == PURE_SUM
-    assert not admits([tenth] * 10, 1.0, 0.0)  # 10 × float 0.1 is 1 + 5.5e-17 exactly
+    assert admits([tenth] * 10, 1.0, 0.0)  # ten decimal tenths are 1 (issue 37.4)
+    assert not admits([tenth] * 11, 1.0, 0.0)
 
 
 def test_many_small_pure_releases_use_the_renyi_filter_when_the_cap_allows_delta():

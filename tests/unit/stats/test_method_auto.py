@@ -22,8 +22,9 @@ import yaml
 
 from dprelease.plan.parse import dumps_plan, loads_plan, parse_plan
 from dprelease.plan.stat_kinds import AUTO, METHODS
-from dprelease.plan.stat_spec import AutoSpec, parse_stat
+from dprelease.plan.stat_spec import AutoSpec, parse_stat, stat_to_dict
 from dprelease.plan.statistic_edit import METHOD_CHOICES
+from dprelease.plan.summary_spec import QuantileSpec
 from dprelease.stats.allocation import allocate
 from dprelease.stats.budget import Share, StatContext
 from dprelease.stats.noise import PreviewNoise
@@ -36,6 +37,9 @@ PURE = {"accounting": "pure", "epsilon": 1.0}
 APPROX = {"accounting": "approx", "epsilon": 1.0, "delta": 1e-6}
 NARROW = {"quantile": 0.5, "column": "income", "bounds": [0, 100], "method": AUTO}
 WIDE = {**NARROW, "bounds": [0, 10_000_000], "min_cell_rows": 1_000_000}
+# smooth sensitivity's ground (issue 38.3: auto's exponential takes the finest grid, which
+# wins on WIDE): ten million rows a cell spread over a billion
+HUGE = {**NARROW, "bounds": [0, 1_000_000_000], "min_cell_rows": 10_000_000}
 YEARS = {"mean": "income", "bounds": [1900, 2020], "method": AUTO}
 NEAR_ZERO = {"mean": "income", "bounds": [0, 100], "method": AUTO}
 
@@ -60,7 +64,8 @@ def chosen(budget: dict[str, Any], stat: dict[str, Any]) -> dict[str, Any]:
         (PURE, NARROW, METHODS["quantile"][0]),  # many candidates, a narrow range
         (APPROX, NARROW, METHODS["quantile"][0]),
         (PURE, WIDE, METHODS["quantile"][0]),  # Cauchy noise: heavy tails lose
-        (APPROX, WIDE, METHODS["quantile"][1]),  # a wide range, big public cells, (ε, δ)
+        (APPROX, WIDE, METHODS["quantile"][0]),  # the finest grid beats smooth here
+        (APPROX, HUGE, METHODS["quantile"][1]),  # a wide range, huge public cells, (ε, δ)
         (PURE, NEAR_ZERO, METHODS["mean"][0]),
         (PURE, YEARS, METHODS["mean"][1]),
         (APPROX, YEARS, METHODS["mean"][1]),
@@ -134,7 +139,7 @@ def test_the_same_plan_picks_the_same_method_on_any_data(tmp_path: Path) -> None
     rng = np.random.default_rng(0)
     first = _data(tmp_path / "one.csv", rng.lognormal(10, 1, 3_000))
     second = _data(tmp_path / "two.csv", rng.uniform(1900, 2020, 500))
-    raw = plan(APPROX, wide=WIDE, years=YEARS, narrow=NARROW)
+    raw = plan(APPROX, wide=HUGE, years=YEARS, narrow=NARROW)
     path = tmp_path / "plan.yaml"
     path.write_text(yaml.safe_dump(raw))
     planned = json.loads(run("plan", str(path), "--json").stdout)["tables"]
@@ -172,3 +177,20 @@ def test_the_budget_page_shows_each_methods_expected_error() -> None:
     assert set(rows["method"]) == {"exponential", "smooth sensitivity"}
     assert list(rows["chosen"]).count("✓") == 1
     assert all(float(v.replace(",", "").replace("\\", "")) > 0 for v in rows["expected RMSE"])
+
+
+def test_auto_takes_the_finest_grid_when_no_resolution_is_given() -> None:
+    """Issue 38.3: with no `resolution`, auto's exponential mechanism uses the finest grid the
+    bounds allow (10,001 candidates): no rounding, and it is what beats diffprivlib's median
+    on cells of 2,400 rows. The plan still reads as written (no resolution)."""
+    stat = {"quantile": 0.5, "column": "income", "bounds": [0, 500_000], "method": AUTO}
+    parsed = parse_plan(plan(PURE, s=stat))
+    spec = parsed.statistics[0].stat
+    assert isinstance(spec, AutoSpec) and spec.finest_grid
+    exponential = spec.candidates[0]
+    assert isinstance(exponential, QuantileSpec)
+    assert (exponential.grid_step, exponential.candidate_count) == (50.0, 10_001)
+    assert "resolution" not in stat_to_dict(spec)
+    given = parse_plan(plan(PURE, s={**stat, "resolution": 500})).statistics[0].stat
+    assert isinstance(given, AutoSpec) and not given.finest_grid
+    assert given.candidates[0].grid_step == 500
