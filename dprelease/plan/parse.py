@@ -136,11 +136,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
                     for key in ("nonnegative", "integer", "consistent")
                     if key in post_raw
                 },
-                **(
-                    {"synthetic": parse_synthetic(post_raw["synthetic"])}
-                    if "synthetic" in post_raw
-                    else {}
-                ),
+                synthetic=parse_synthetic(post_raw.get("synthetic", False)),
             )
         )
     data = top.get("data")

@@ -102,7 +102,7 @@ def extra_shape(plan: Plan) -> ExtraShape:
     implied = {a for n in unheld for a in ancestors(schema, n)}
     new = tuple(n for n in unheld if n not in implied)
     components = _components(plan, new)
-    pairs = []
+    pairs: list[Pair] = []
     for first, second in itertools.combinations(columns, 2):
         a = next(i for i, g in enumerate(components) if first in g)
         b = next(i for i, g in enumerate(components) if second in g)
