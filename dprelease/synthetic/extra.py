@@ -27,6 +27,7 @@ from dprelease.plan.model import Plan
 from dprelease.plan.subtables import Key, ancestors, closure, reduce_key
 from dprelease.plan.table_spec import TableSpec
 
+RAKE_ROUNDS = 200  # a chosen pair's table is raked to two margins: converges geometrically
 ONE_WAY_PREFIX = "synthesis.column."
 PAIR_PREFIX = "synthesis.pair."
 
@@ -153,3 +154,13 @@ def synthesis_tables(plan: Plan) -> tuple[TableSpec, ...]:
     shape = extra_shape(plan)
     one_ways = [TableSpec(name=shape.one_way_name(n), by=(n,)) for n in shape.new]
     return (*one_ways, *(TableSpec(name=p.name, by=p.by) for p in shape.candidates))
+
+
+def extra_work(plan: Plan) -> int:
+    """Cell updates the share's work takes, from the plan (admission, `junction.admit_fit`):
+    every candidate scored once (true minus expected counts, then summed), and at most the
+    `joins` largest candidates raked (two margins a round) and rounded. 0 without a share."""
+    if plan.postprocess.synthetic_share is None:
+        return 0
+    shape = extra_shape(plan)
+    return 2 * candidate_cells(plan, shape) + (2 * RAKE_ROUNDS + 4) * largest_pairs(plan, shape)

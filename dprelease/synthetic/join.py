@@ -23,11 +23,10 @@ import numpy as np
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import ancestor_codes, ancestors
-from dprelease.synthetic.extra import ExtraShape, Pair
+from dprelease.synthetic.extra import RAKE_ROUNDS, ExtraShape, Pair
 from dprelease.synthetic.measure import ExtraMarginals
 from dprelease.synthetic.records import CODE_TYPE
 
-RAKE_ROUNDS = 200  # two margins: IPF converges geometrically; 200 rounds of a 2-way table
 RAKE_TOL = 1e-9
 
 
