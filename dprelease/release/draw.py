@@ -47,7 +47,12 @@ from dprelease.stats.registry import DiscoveredDomain
 from dprelease.stats.source import StatSource
 from dprelease.synthetic.junction import check_model
 from dprelease.synthetic.measure import PreviewSynthesisNoise, SynthesisNoise
-from dprelease.synthetic.microdata import Microdata, model_tabulations, synthesize_with_share
+from dprelease.synthetic.microdata import (
+    Microdata,
+    model_tabulations,
+    synthesize,
+    synthesize_with_share,
+)
 
 
 @dataclass(frozen=True)
@@ -261,7 +266,10 @@ def _drawn(
     released, applied, microdata = result.released_counts, result.steps_applied, None
     if plan.postprocess.synthetic:  # from the post-processed measurements only, never the data
         share, counted = allocation.synthesis, true_counts.counts  # issue 38.6: its own share
-        microdata = synthesize_with_share(plan, share, released, counted, synthesis_noise)
+        if share is None:
+            microdata = synthesize(plan, released)
+        else:  # it measures more: the share's own tables (true counts) meet its noise there
+            microdata = synthesize_with_share(plan, share, released, counted, synthesis_noise)
         released = {s.name: microdata.tabulate(plan.schema, s.by) for s in plan.tables}
         applied = (*applied, "synthetic")
     tables = tuple(

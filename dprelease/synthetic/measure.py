@@ -7,7 +7,7 @@ Margins first: each column's 1-way marginal as the model holds it, a public valu
 published tables' records, or a new column's noisy marginal made whole, non-negative and equal
 to the records' total, within its parent's counts when a table holds its parent). The choice
 is MST's (McKenna et al. 2021), its components being the published tables' (`extra`): each
-candidate pair (a, b) is scored once by −‖M_ab − m_a m_bᵀ/N‖₁, how far its true counts are
+candidate pair (a, b) is scored once by ‖M_ab − m_a m_bᵀ/N‖₁, how far its true counts are
 from what the model would make of the pair (independence), a score of sensitivity Δ₁; then,
 `joins` times, one exponential-mechanism choice among the pairs that join two groups not yet
 joined (Kruskal's order, each choice a fresh draw). The chosen pairs are measured with the
@@ -103,12 +103,13 @@ def pair_scores(
     margins: Mapping[str, np.ndarray],
     total: int,
 ) -> np.ndarray:
-    """−‖M_ab − m_a m_bᵀ/N‖₁ of every candidate (CONFIDENTIAL: from true counts)."""
+    """‖M_ab − m_a m_bᵀ/N‖₁ of every candidate, the higher the worse independence fits it
+    (CONFIDENTIAL: from true counts)."""
     scores = np.empty(len(budget.shape.candidates))
     for index, pair in enumerate(budget.shape.candidates):
         true = np.asarray(counted[pair.name], dtype=np.float64)
         expected = np.outer(margins[pair.first], margins[pair.second]).ravel() / max(total, 1)
-        scores[index] = -float(np.abs(true - expected).sum())
+        scores[index] = float(np.abs(true - expected).sum())
     return scores
 
 
