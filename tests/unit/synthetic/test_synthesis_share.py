@@ -200,9 +200,10 @@ def test_admission_counts_the_extra_work_before_any_charge(
     shared = parse_plan(linked_plan(data_file, {"budget_share": 0.3}))
     plain = parse_plan(linked_plan(data_file, True))
     size = DataSize(rows=20_000)
-    assert junction.synthetic_estimate(shared, size).work_ns > junction.synthetic_estimate(
-        plain, size
-    ).work_ns
+    assert (
+        junction.synthetic_estimate(shared, size).work_ns
+        > junction.synthetic_estimate(plain, size).work_ns
+    )
     assert extra_module.extra_work(shared) > 0 == extra_module.extra_work(plain)
     monkeypatch.setattr(junction, "SYNTHETIC_FIT_WORK", extra_module.extra_work(shared) - 1)
     with pytest.raises(PlanError, match="extra pairs"):
