@@ -88,6 +88,6 @@ def counted_tables(plan: Plan) -> tuple[TableSpec, ...]:
     tables = (*plan.tables, *union_tables(plan), *plan.invariants, *zero_tables(plan))
     if plan.postprocess.synthetic_share is None:
         return tables
-    from dprelease.synthetic.extra import synthesis_tables  # the synthesis needs the plan only
+    from dprelease.plan.synthesis import synthesis_tables  # the synthesis needs the plan only
 
     return (*tables, *synthesis_tables(plan))

@@ -269,7 +269,7 @@ def _drawn(
         if share is None:
             microdata = synthesize(plan, released)
         else:  # it measures more: the share's own tables (true counts) meet its noise there
-            microdata = synthesize_with_share(plan, share, released, counted, synthesis_noise)
+            microdata = synthesize_with_share(plan, share.draw, released, counted, synthesis_noise)
         released = {s.name: microdata.tabulate(plan.schema, s.by) for s in plan.tables}
         applied = (*applied, "synthetic")
     tables = tuple(

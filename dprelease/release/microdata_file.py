@@ -18,7 +18,7 @@ import numpy as np
 
 from dprelease.plan.model import Plan
 from dprelease.release.csv_cells import csv_bytes, csv_cell, csv_safe
-from dprelease.synthetic.budget import SynthesisBudget
+from dprelease.stats.synthesis import SynthesisBudget
 from dprelease.synthetic.microdata import Microdata, value_texts
 
 FILE = "microdata.csv"

@@ -56,7 +56,7 @@ from dprelease.plan.table_spec import sensitivity
 from dprelease.stats.budget import Share
 from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
 from dprelease.stats.registry import DISCOVERY, kind_of
-from dprelease.synthetic.budget import SynthesisBudget, calibrate_synthesis
+from dprelease.stats.synthesis import SynthesisBudget, calibrate_synthesis
 
 __all__ = ["PlanAllocation", "allocate", "plan_allocation"]
 

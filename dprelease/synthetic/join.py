@@ -23,7 +23,7 @@ import numpy as np
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import ancestor_codes, ancestors
-from dprelease.synthetic.extra import RAKE_ROUNDS, ExtraShape, Pair
+from dprelease.plan.synthesis import RAKE_ROUNDS, ExtraShape, Pair
 from dprelease.synthetic.measure import ExtraMarginals
 from dprelease.synthetic.records import CODE_TYPE
 

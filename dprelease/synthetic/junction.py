@@ -34,7 +34,7 @@ from dprelease.limits import (
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import Schema
 from dprelease.plan.subtables import Key, closure, is_partial, reduce_key
-from dprelease.synthetic.extra import declared_columns, extra_work
+from dprelease.plan.synthesis import declared_columns, extra_work
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,12 @@ a preview), as statistics get theirs.
 Margins first: each column's 1-way marginal as the model holds it, a public value (the
 published tables' records, or a new column's noisy marginal made whole, non-negative and equal
 to the records' total, within its parent's counts when a table holds its parent). The choice
-is MST's (McKenna et al. 2021), its components being the published tables' (`extra`): each
+is MST's (McKenna et al. 2021), its components being the published tables' (`plan.synthesis`): each
 candidate pair (a, b) is scored once by ‖M_ab − m_a m_bᵀ/N‖₁, how far its true counts are
 from what the model would make of the pair (independence), a score of sensitivity Δ₁; then,
 `joins` times, one exponential-mechanism choice among the pairs that join two groups not yet
 joined (Kruskal's order, each choice a fresh draw). The chosen pairs are measured with the
-accountant's noise (`budget`).
+accountant's noise (`stats.synthesis`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,22 @@ from dprelease.accounting.mechanisms import Noise
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import ancestor_codes, ancestors
+from dprelease.plan.synthesis import ExtraShape, Pair
 from dprelease.plan.table_spec import Sensitivity
-from dprelease.synthetic.budget import SynthesisBudget
-from dprelease.synthetic.extra import Pair
 from dprelease.synthetic.fit import round_keeping_sums, to_sums
+
+
+@dataclass(frozen=True)
+class ShareDraw:
+    """What the synthesis share buys, as its draw needs it (public; calibrated by
+    `stats.synthesis`, which also keeps its cost)."""
+
+    shape: ExtraShape
+    sensitivity: Sensitivity  # of one count table (a marginal, and a score)
+    one_way: Noise | None  # each new column's 1-way marginal
+    pair: Noise | None  # each chosen pair's marginal
+    selection_scale: float | None  # the Gumbel scale s of each choice, in score units
+    selection_epsilon: Fraction | None  # each choice's ε = 2Δ₁/s
 
 
 class SynthesisNoise(Protocol):
@@ -98,7 +110,7 @@ def one_way_margin(
 
 def pair_scores(
     plan: Plan,
-    budget: SynthesisBudget,
+    budget: ShareDraw,
     counted: Mapping[str, np.ndarray],
     margins: Mapping[str, np.ndarray],
     total: int,
@@ -113,9 +125,7 @@ def pair_scores(
     return scores
 
 
-def choose_pairs(
-    budget: SynthesisBudget, scores: np.ndarray, noise: SynthesisNoise
-) -> tuple[Pair, ...]:
+def choose_pairs(budget: ShareDraw, scores: np.ndarray, noise: SynthesisNoise) -> tuple[Pair, ...]:
     """`joins` exponential-mechanism choices, each among the pairs that join two groups."""
     shape = budget.shape
     if budget.selection_scale is None or budget.selection_epsilon is None:
@@ -146,7 +156,7 @@ def choose_pairs(
 
 def measure_extra(
     plan: Plan,
-    budget: SynthesisBudget,
+    budget: ShareDraw,
     counted: Mapping[str, np.ndarray],
     margins: dict[str, np.ndarray],
     total: int,

@@ -17,11 +17,10 @@ import numpy as np
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import LABEL_SUFFIX, Schema
 from dprelease.plan.subtables import Key, cell_map, closure
-from dprelease.synthetic.budget import SynthesisBudget
 from dprelease.synthetic.fit import fit_cliques
 from dprelease.synthetic.join import join_all
 from dprelease.synthetic.junction import JunctionTree, check_model, microdata_columns
-from dprelease.synthetic.measure import SynthesisNoise, measure_extra
+from dprelease.synthetic.measure import ShareDraw, SynthesisNoise, measure_extra
 from dprelease.synthetic.records import CODE_TYPE, build_records, cell_index
 
 
@@ -119,7 +118,7 @@ def synthesize(
 
 def synthesize_with_share(
     plan: Plan,
-    budget: SynthesisBudget | None,
+    budget: ShareDraw | None,
     released_counts: Mapping[str, np.ndarray],
     counted: Mapping[str, np.ndarray],
     noise: SynthesisNoise,

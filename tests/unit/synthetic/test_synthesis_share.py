@@ -19,10 +19,10 @@ from dprelease.accounting.composition import round_down
 from dprelease.admission import DataSize
 from dprelease.data.count import count, load_data
 from dprelease.errors import PlanError
+from dprelease.plan import synthesis as extra_module
 from dprelease.plan.parse import parse_plan, plan_to_dict
 from dprelease.release.draw import draw_preview, draw_release
 from dprelease.stats.allocation import allocate
-from dprelease.synthetic import extra as extra_module
 from dprelease.synthetic import junction
 from dprelease.synthetic.join import rake, round_two_way
 from helpers.cli import child_env

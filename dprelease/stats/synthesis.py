@@ -29,25 +29,41 @@ from typing import Any
 from dprelease.accounting.mechanisms import Noise
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
+from dprelease.plan.synthesis import ExtraShape, extra_shape
 from dprelease.plan.table_spec import Sensitivity, sensitivity
 from dprelease.stats.budget import Share
-from dprelease.synthetic.extra import ExtraShape, extra_shape
+from dprelease.synthetic.measure import ShareDraw
 
 _SCALE_STEPS = 64
 
 
 @dataclass(frozen=True)
 class SynthesisBudget:
-    """The synthesis share and what it buys (all public)."""
+    """The synthesis share, what it buys (`draw`) and what each part costs (all public)."""
 
     share: Share  # what the allocator set aside
-    shape: ExtraShape
-    sensitivity: Sensitivity  # of one count table (a marginal, and a score)
-    one_way: Noise | None  # each new column's 1-way marginal
-    pair: Noise | None  # each chosen pair's marginal
-    selection_scale: float | None  # the Gumbel scale s of each choice, in score units
-    selection_epsilon: Fraction | None  # each choice's ε = 2Δ₁/s
+    draw: ShareDraw
     costs: tuple[Share, ...]  # what each part spends, in the accountant's unit
+
+    @property
+    def shape(self) -> ExtraShape:
+        return self.draw.shape
+
+    @property
+    def sensitivity(self) -> Sensitivity:
+        return self.draw.sensitivity
+
+    @property
+    def one_way(self) -> Noise | None:
+        return self.draw.one_way
+
+    @property
+    def pair(self) -> Noise | None:
+        return self.draw.pair
+
+    @property
+    def selection_epsilon(self) -> Fraction | None:
+        return self.draw.selection_epsilon
 
     @property
     def spent(self) -> Fraction:
@@ -121,7 +137,8 @@ def calibrate_synthesis(plan: Plan, share: Share) -> SynthesisBudget:
         slice_ = part.split(shape.joins)
         pair = accountant.statistic_noise(slice_.amount, slice_.delta, sens)
         costs += [slice_] * shape.joins
-    found = SynthesisBudget(share, shape, sens, one_way, pair, scale, epsilon, tuple(costs))
+    draw = ShareDraw(shape, sens, one_way, pair, scale, epsilon)
+    found = SynthesisBudget(share, draw, tuple(costs))
     if found.spent > Fraction(share.amount):
         raise InternalError("the synthesis' parts overspend its share")
     return found
