@@ -8,7 +8,10 @@ published tables' records, or a new column's noisy marginal made whole, non-nega
 to the records' total, within its parent's counts when a table holds its parent). The choice
 is MST's (McKenna et al. 2021), its components being the published tables' (`plan.synthesis`): each
 candidate pair (a, b) is scored once by ‖M_ab − m_a m_bᵀ/N‖₁, how far its true counts are
-from what the model would make of the pair (independence), a score of sensitivity Δ₁; then,
+from what the model would make of the pair (independence), less what measuring it would add
+back as noise, √(2/π)·σ·cells (AIM's penalty, McKenna et al. 2022: a pair of many sparse
+cells looks far from independence by sampling alone, and its noisy table would be worse than
+independence); the penalty is public, so the score's sensitivity stays Δ₁. Then,
 `joins` times, one exponential-mechanism choice among the pairs that join two groups not yet
 joined (Kruskal's order, each choice a fresh draw). The chosen pairs are measured with the
 accountant's noise (`stats.synthesis`).
@@ -16,6 +19,7 @@ accountant's noise (`stats.synthesis`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -115,13 +119,14 @@ def pair_scores(
     margins: Mapping[str, np.ndarray],
     total: int,
 ) -> np.ndarray:
-    """‖M_ab − m_a m_bᵀ/N‖₁ of every candidate, the higher the worse independence fits it
-    (CONFIDENTIAL: from true counts)."""
+    """‖M_ab − m_a m_bᵀ/N‖₁ − √(2/π)·σ·cells of every candidate: the higher, the more its
+    measurement adds to independence (CONFIDENTIAL: from true counts)."""
     scores = np.empty(len(budget.shape.candidates))
+    noise_l1 = 0.0 if budget.pair is None else math.sqrt(2 / math.pi) * budget.pair.std
     for index, pair in enumerate(budget.shape.candidates):
         true = np.asarray(counted[pair.name], dtype=np.float64)
         expected = np.outer(margins[pair.first], margins[pair.second]).ravel() / max(total, 1)
-        scores[index] = float(np.abs(true - expected).sum())
+        scores[index] = float(np.abs(true - expected).sum()) - noise_l1 * true.size
     return scores
 
 
