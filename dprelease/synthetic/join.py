@@ -108,12 +108,12 @@ def join_all(
     columns: dict[str, np.ndarray],
     extra: ExtraMarginals,
     margins: Mapping[str, np.ndarray],
+    rows: int,
     rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
     """Every declared column's codes per row (see the module docstring). `columns` holds the
-    published tables' records."""
+    published tables' records (none when the tables are a grand total alone)."""
     schema = plan.schema
-    rows = next(iter(columns.values())).size
     out = dict(columns)
     for column, margin in extra.one_ways.items():
         cells = np.repeat(np.arange(margin.size, dtype=np.int64), margin)

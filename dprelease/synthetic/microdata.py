@@ -129,13 +129,17 @@ def synthesize_with_share(
     `counted` holds the true counts of the synthesis tables (CONFIDENTIAL, read by `measure`
     alone)."""
     generator = rng or np.random.default_rng()
-    base = synthesize(plan, released_counts, generator)
+    if budget is not None and not microdata_columns(plan):  # a grand total alone: no column yet
+        total = round(float(next(iter(released_counts.values())).sum()))
+        base = Microdata((), np.empty((total, 0), dtype=CODE_TYPE), (), True)
+    else:
+        base = synthesize(plan, released_counts, generator)
     if budget is None:
         return base
     columns = {name: base.codes[:, i] for i, name in enumerate(base.columns)}
     margins = {n: base.tabulate(plan.schema, (n,)) for n in base.columns}
     extra = measure_extra(plan, budget, counted, margins, base.rows, noise, generator)
-    joined = join_all(plan, budget.shape, columns, extra, margins, generator)
+    joined = join_all(plan, budget.shape, columns, extra, margins, base.rows, generator)
     names = budget.shape.columns
     codes = np.empty((base.rows, len(names)), dtype=CODE_TYPE)
     for position, name in enumerate(names):

@@ -276,3 +276,63 @@ def test_cli_release_end_to_end(data_file: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert run.returncode == 2
     assert run.stderr.strip().startswith("error:") and len(run.stderr.strip().splitlines()) == 1
+
+
+# --- hierarchies, a grand total alone, and what the draw reads -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tables", "accounting"),
+    [
+        ({"state", "age_by_sex"}, "pure"),  # county new, its parent state held by a table
+        ({"age_by_sex", "race_by_hispanic"}, "approx"),  # state and county both new
+        ({"total"}, "zcdp"),  # no column held at all
+    ],
+)
+def test_hierarchies_and_a_grand_total_alone(tables: set[str], accounting: str) -> None:
+    from dprelease.plan.subtables import ancestor_codes
+    from dprelease.sample.generator import sample_plan_dict
+
+    raw = sample_plan_dict(str(ROOT / "data" / "census_sample.csv"))
+    raw["tables"] = [t for t in raw["tables"] if t["name"] in tables]
+    raw["postprocess"] = {"synthetic": {"budget_share": 0.3}}
+    raw["budget"] = {"accounting": accounting, "epsilon": 1.0}
+    if accounting != "pure":
+        raw["budget"]["delta"] = 1e-9
+    plan = parse_plan(raw)
+    counts = count(load_data(plan.data_path, plan), plan)
+    preview = draw_preview(plan, counts, rng=np.random.default_rng(3))
+    microdata = preview.microdata
+    assert microdata.columns == plan.schema.names
+    for table in preview.tables:
+        spec = plan.table(table.name)
+        assert np.array_equal(microdata.tabulate(plan.schema, spec.by), table.released_counts)
+    county, state = microdata.columns.index("county"), microdata.columns.index("state")
+    parents = ancestor_codes(plan.schema, "county", "state")[microdata.codes[:, county]]
+    assert np.array_equal(parents, microdata.codes[:, state])  # every county in its state
+    assert allocate(plan).total.epsilon <= 1.0
+
+
+class _Logged(dict[str, Any]):
+    """True counts that remember which tables were read."""
+
+    read: set[str]
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+
+def test_the_share_reads_only_its_own_tables_true_counts(data_file: Path) -> None:
+    from dprelease.synthetic.measure import PreviewSynthesisNoise
+    from dprelease.synthetic.microdata import synthesize_with_share
+
+    plan, counts, preview = _draw(data_file, {"budget_share": 0.3}, 4)
+    logged = _Logged(counts.counts)
+    logged.read = set()
+    released = {t.name: t.released_counts for t in preview.tables}
+    synthesis = preview.allocation.synthesis
+    noise = PreviewSynthesisNoise(np.random.default_rng(5))
+    synthesize_with_share(plan, synthesis.draw, released, logged, noise)
+    own = {spec.name for spec in extra_module.synthesis_tables(plan)}
+    assert logged.read and logged.read <= own
