@@ -250,10 +250,10 @@ def test_release_spends_with_secure_samplers_and_says_so(data_file: Path) -> Non
 def test_cli_release_end_to_end(data_file: Path, tmp_path: Path) -> None:
     plan_path = tmp_path / "plan.json"
     plan_path.write_text(json.dumps(linked_plan(data_file, {"budget_share": 0.2})))
-    out = tmp_path / "release"
+    out, ledger = tmp_path / "release", tmp_path / "ledger.sqlite"
     run = subprocess.run(
         [sys.executable, "-m", "dprelease", "release", str(plan_path), "--out", str(out),
-         "--no-ledger"],
+         "--ledger", str(ledger)],
         capture_output=True, text=True, env=child_env(), cwd=ROOT, timeout=300,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
@@ -267,6 +267,14 @@ def test_cli_release_end_to_end(data_file: Path, tmp_path: Path) -> None:
     assert len(meta["synthetic"]["extra_pairs"]) == 2
     assert meta["total"]["epsilon"] <= 1.0
     assert "its own share of the budget" in (out / "report.html").read_text()
+    shown = subprocess.run(
+        [sys.executable, "-m", "dprelease", "ledger", "show", "--ledger", str(ledger), "--json"],
+        capture_output=True, text=True, env=child_env(), cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    (account,) = json.loads(shown.stdout)["datasets"]
+    assert len(account["releases"]) == 1  # charged once, the plan's total
+    assert account["spent"]["epsilon"] == pytest.approx(1.0, abs=1e-12)
+    assert account["spent"]["epsilon"] <= 1.0
 
     bad = linked_plan(data_file, {"budget_share": 1.0})
     plan_path.write_text(json.dumps(bad))
