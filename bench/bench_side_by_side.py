@@ -1,6 +1,6 @@
 """Every side-by-side of issue 38 in one command: dprelease against the peer and the goal.
 
-    python bench/bench_side_by_side.py [--quick] [--only ldp,graph,regression,stats]
+    python bench/bench_side_by_side.py [--quick] [--only ldp,graph,regression,stats,synthetic]
 
 Each `bench/sbs_*.py` module measures one comparison on generated data and returns its rows
 (`rows(quick)`: comparison, metric, dprelease, peer, peer_name, goal, ahead); this script runs
@@ -32,6 +32,7 @@ MODULES = {  # the comparison's name: its module under bench/
     "graph": "sbs_graph",
     "regression": "sbs_regression",
     "stats": "sbs_stats",
+    "synthetic": "sbs_synthetic",
 }
 
 

@@ -15,6 +15,7 @@ inward: each line imports only from lines above it or from its own subpackage.
     table_spec      TableSpec, the privacy unit, sensitivity, budget-number checks
     survey_weight   a table's survey weight (issue 37.8): its column and bounds [lo, W]
     model           Plan, Budget, Postprocess
+    synthesis       what a synthesis share measures (issue 38.6): components, candidate pairs
     size            a plan's cells counted from its domain sizes, before expanding any
     fields          the allowed keys of each section; a column, a table, a domain, bins parsed
     parse           parse_plan (every problem at once); read and write plan files (YAML/JSON)
@@ -93,7 +94,9 @@ inward: each line imports only from lines above it or from its own subpackage.
     accuracy        RMSE and bias before/after post-processing, by simulation
 - synthetic/      synthetic microdata from the post-processed measurements (issue 27): junction
                   (the model's cliques and tree, from the plan; its bound), fit (integer clique
-                  tables), records (one row per person), microdata (synthesize, mismatches)
+                  tables), records (one row per person), microdata (synthesize, mismatches);
+                  with a share (issue 38.6) measure (the share's draw: 1-way marginals, the
+                  private choice of pairs, their noise handed in) and join (every column)
 - ledger/         lifetime spend per data set against a cap (SQLite); charged once or not at all
     values, accounts, files (where the ledger is), store (Ledger), command (`dprelease ledger`)
     plans           the dashboard's plans kept beside it, each by its browser's token
@@ -116,7 +119,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     entry           a statistic's calibrated budget, its plan --json entry, its errors
     allocation      allocate(plan) -> PlanAllocation, the whole plan's (what `plan` prints
                     and a release spends): statistics' and discoveries' shares off the total
-                    first, composed with the counts under every accountant
+                    first, composed with the counts under every accountant; synthesis
+                    (the synthetic microdata's own share, issue 38.6, cut into its parts)
     data, source    CONFIDENTIAL rows a statistic reads; sparse_vector (Sparse(c), for
                     release/suggest)
 - release/        where true counts meet noise, and what leaves the tool
@@ -130,7 +134,8 @@ inward: each line imports only from lines above it or from its own subpackage.
     report_domains  the report's public definitions: each column's codes, labels, bins
     statistics      discovery, then the completed plan, then each statistic (secure/preview)
     statistics_files  a statistic's CSV (by-columns, value), metadata and report section
-    stat_noise      the secure noise statistics are handed (OpenDP, the OS CSPRNG)
+    stat_noise      the secure noise statistics are handed (OpenDP, the OS CSPRNG);
+                    synthesis_noise the synthesis share's (OpenDP's noisy max too)
     suggest         the sparse vector's charged table suggestion
     microdata_file  microdata.csv (issue 27), its metadata entry and report section
     publish         charged_release: the one charged flow (true counts in; noise, ledger, zip)

@@ -82,5 +82,12 @@ def zero_tables(plan: Plan) -> tuple[TableSpec, ...]:
 
 def counted_tables(plan: Plan) -> tuple[TableSpec, ...]:
     """The plan's tables, then the unions to count with them, then the invariant tables
-    (exact counts the plan chose to publish, issue 27), then the zeros no table carries."""
-    return (*plan.tables, *union_tables(plan), *plan.invariants, *zero_tables(plan))
+    (exact counts the plan chose to publish, issue 27), then the zeros no table carries, then
+    what a synthesis share measures (issue 38.6; last, so that no measurement is summed from
+    it)."""
+    tables = (*plan.tables, *union_tables(plan), *plan.invariants, *zero_tables(plan))
+    if plan.postprocess.synthetic_share is None:
+        return tables
+    from dprelease.plan.synthesis import synthesis_tables  # the synthesis needs the plan only
+
+    return (*tables, *synthesis_tables(plan))

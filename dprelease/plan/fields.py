@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from dprelease.errors import DPReleaseError, PlanError, quote
-from dprelease.plan.model import Budget, Postprocess, did_you_mean, keys_of
+from dprelease.plan.model import Budget, Postprocess, SyntheticShare, did_you_mean, keys_of
 from dprelease.plan.schema import (
     COLUMN_KINDS,
     DECLARED_SOURCES,
@@ -103,6 +103,18 @@ def flag(raw: Mapping[str, Any], key: str) -> bool:
     if not isinstance(value, bool):
         raise PlanError(f"postprocess.{key} must be true or false, got {quote(value)}.")
     return value
+
+
+def parse_synthetic(value: object) -> bool | SyntheticShare:
+    """`postprocess.synthetic`: true/false, or {budget_share: S} (issue 38.6)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Mapping) and set(value) == {"budget_share"}:
+        return SyntheticShare(value["budget_share"])
+    raise PlanError(
+        "postprocess.synthetic must be true, false or {budget_share: S} with 0 < S < 1, "
+        f"got {quote(value)}."
+    )
 
 
 def parse_domain(raw: object, where: str) -> tuple[Any, ...]:

@@ -111,19 +111,42 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class SyntheticShare:
+    """`postprocess.synthetic: {budget_share: S}` (issue 38.6): the synthesis takes S of the
+    plan's total for its own measurements (every declared column, and 2-way marginals chosen
+    privately); the tables share the rest."""
+
+    budget_share: float
+
+    def __post_init__(self) -> None:
+        share = self.budget_share
+        if not is_number(share) or not 0 < share < 1:
+            raise PlanError(
+                "postprocess.synthetic.budget_share must be a number between 0 and 1 "
+                f"(exclusive), e.g. 0.2, got {quote(share)}."
+            )
+
+
+@dataclass(frozen=True)
 class Postprocess:
     """Which post-processing steps run on the noisy counts (they cost no privacy).
 
     `consistent` is on unless the plan switches it off (issue 24): tables that share a margin
     agree and add up, the same in the CLI and the dashboard. `synthetic` (issue 27) adds
     microdata whose tabulations are the published tables; it implies consistent,
-    non-negative, whole counts (`effective`)."""
+    non-negative, whole counts (`effective`); as a `SyntheticShare` it also has its own
+    share of the budget (issue 38.6)."""
 
     clamp: tuple[float | None, float | None] = (None, None)
     nonnegative: bool = True
     integer: bool = True
     consistent: bool = True
-    synthetic: bool = False
+    synthetic: bool | SyntheticShare = False
+
+    @property
+    def synthetic_share(self) -> float | None:
+        """The synthesis' own share of the total (None: no extra budget, `synthetic: true`)."""
+        return self.synthetic.budget_share if isinstance(self.synthetic, SyntheticShare) else None
 
     @property
     def effective(self) -> Postprocess:
@@ -141,7 +164,7 @@ class Postprocess:
             "nonnegative": self.nonnegative,
             "integer": self.integer,
             "consistent": self.consistent,
-            **({"synthetic": True} if self.synthetic else {}),
+            **({"synthetic": _synthetic_text(self.synthetic)} if self.synthetic else {}),
         }
 
     def __post_init__(self) -> None:
@@ -154,6 +177,10 @@ class Postprocess:
                 )
         if lower is not None and upper is not None and lower > upper:
             raise PlanError("postprocess.clamp: the lower bound exceeds the upper bound.")
+
+
+def _synthetic_text(value: bool | SyntheticShare) -> bool | dict[str, float]:
+    return {"budget_share": value.budget_share} if isinstance(value, SyntheticShare) else True
 
 
 @dataclass(frozen=True)
@@ -195,8 +222,11 @@ class Plan:
 
     @property
     def used_columns(self) -> tuple[str, ...]:
-        """The plan's columns that some table uses, in plan order."""
+        """The plan's columns that some table uses, in plan order; with a synthesis share
+        (issue 38.6) every declared column but the unit's id: the synthesis measures them."""
         used = {name for spec in (*self.tables, *self.invariants) for name in spec.by}
+        if self.postprocess.synthetic_share is not None:
+            used |= {n for n in self.schema.names if n != self.unit.column}
         return tuple(name for name in self.schema.names if name in used)
 
     @property

@@ -26,6 +26,7 @@ from dprelease.plan.fields import (
     number_or_none,
     parse_clamp,
     parse_column,
+    parse_synthetic,
     parse_table,
     parse_unit_column,
 )
@@ -132,9 +133,10 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
                 clamp=parse_clamp(post_raw.get("clamp")),
                 **{
                     key: flag(post_raw, key)
-                    for key in ("nonnegative", "integer", "consistent", "synthetic")
+                    for key in ("nonnegative", "integer", "consistent")
                     if key in post_raw
                 },
+                synthetic=parse_synthetic(post_raw.get("synthetic", False)),
             )
         )
     data = top.get("data")

@@ -41,11 +41,18 @@ from dprelease.release.statistics import (
     draw_statistics,
     preview_errors,
 )
+from dprelease.release.synthesis_noise import SECURE_SYNTHESIS
 from dprelease.stats.allocation import PlanAllocation, plan_allocation
 from dprelease.stats.registry import DiscoveredDomain
 from dprelease.stats.source import StatSource
 from dprelease.synthetic.junction import check_model
-from dprelease.synthetic.microdata import Microdata, model_tabulations, synthesize
+from dprelease.synthetic.measure import PreviewSynthesisNoise, SynthesisNoise
+from dprelease.synthetic.microdata import (
+    Microdata,
+    model_tabulations,
+    synthesize,
+    synthesize_with_share,
+)
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,7 @@ def _noisy_tables(
     allocation: PlanAllocation,
     true_counts: TrueCounts,
     add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
+    synthesis_noise: SynthesisNoise,
 ) -> _Drawn:
     """Noise on every measurement once, then the published tables from them."""
     if not plan.tables:  # a plan of statistics only
@@ -184,7 +192,7 @@ def _noisy_tables(
     check_invariants(plan, exact)  # before any noise is drawn
     check_zeros(plan, true_counts)  # issue 35: before any noise, inside the uncommitted charge
     try:
-        return _drawn(plan, allocation, true_counts, add_noise, exact)
+        return _drawn(plan, allocation, true_counts, (add_noise, synthesis_noise), exact)
     except InternalError:
         if not (plan.invariants or plan.structural_zeros):
             raise
@@ -240,10 +248,11 @@ def _drawn(
     plan: Plan,
     allocation: PlanAllocation,
     true_counts: TrueCounts,
-    add_noise: Callable[[np.ndarray, TableBudget], np.ndarray],
+    noises: tuple[Callable[[np.ndarray, TableBudget], np.ndarray], SynthesisNoise],
     exact: dict[str, np.ndarray],
 ) -> _Drawn:
     settings = plan.postprocess.effective
+    add_noise, synthesis_noise = noises
     if allocation.derived:
         measurement_set = MeasurementSet(plan, allocation, invariant_counts=exact)
         truths = measurement_set.true_measurements(true_counts.counts)
@@ -256,7 +265,11 @@ def _drawn(
         result = postprocess(plan, allocation, noisy, settings, invariant_counts=exact)
     released, applied, microdata = result.released_counts, result.steps_applied, None
     if plan.postprocess.synthetic:  # from the post-processed measurements only, never the data
-        microdata = synthesize(plan, released)
+        share, counted = allocation.synthesis, true_counts.counts  # issue 38.6: its own share
+        if share is None:
+            microdata = synthesize(plan, released)
+        else:  # it measures more: the share's own tables (true counts) meet its noise there
+            microdata = synthesize_with_share(plan, share.draw, released, counted, synthesis_noise)
         released = {s.name: microdata.tabulate(plan.schema, s.by) for s in plan.tables}
         applied = (*applied, "synthetic")
     tables = tuple(
@@ -318,7 +331,7 @@ def draw_release(
         sens = table.sensitivity
         return secure_noisy_counts(counts, table.noise, sens.l1, sens.l2_squared)
 
-    drawn = _noisy_tables(plan, allocation, true_counts, secure)
+    drawn = _noisy_tables(plan, allocation, true_counts, secure, SECURE_SYNTHESIS)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     accuracy = _accuracy(drawn, plan, allocation, simulations)
     statistics = draw_statistics(plan, allocation, statistics_source, None)
@@ -363,7 +376,7 @@ def draw_preview(
         noisy: np.ndarray = counts + preview_noise(table.noise, counts.size, generator)
         return noisy
 
-    drawn = _noisy_tables(plan, allocation, true_counts, fast)
+    drawn = _noisy_tables(plan, allocation, true_counts, fast, PreviewSynthesisNoise(generator))
     accuracy = _accuracy(drawn, plan, allocation, simulations)
     statistics = draw_statistics(plan, allocation, statistics_source, generator)
     errors = preview_errors(plan, allocation, statistics_source, generator)

@@ -18,6 +18,7 @@ import numpy as np
 
 from dprelease.plan.model import Plan
 from dprelease.release.csv_cells import csv_bytes, csv_cell, csv_safe
+from dprelease.stats.synthesis import SynthesisBudget
 from dprelease.synthetic.microdata import Microdata, value_texts
 
 FILE = "microdata.csv"
@@ -54,8 +55,24 @@ def microdata_csv(plan: Plan, microdata: Microdata) -> bytes:
     return b"".join(parts)
 
 
+SHARE_NOTE = (
+    "With its own budget share (issue 38.6) the synthesis also measured the 1-way marginal of "
+    "every declared column no table holds and the 2-way marginals it chose privately to join "
+    "the tables' groups of columns (the allocation's `synthesis` entry gives their noise); "
+    "that cost is part of the release's total."
+)
+
+
 def microdata_metadata(microdata: Microdata) -> dict[str, Any]:
-    """The release metadata's `synthetic` entry."""
+    """The release metadata's `synthetic` entry; with a synthesis share, the columns it
+    measured and the pairs it chose (names only)."""
+    share = {}
+    if microdata.measured_columns or microdata.extra_pairs:
+        share = {
+            "measured_columns": list(microdata.measured_columns),
+            "extra_pairs": [list(pair) for pair in microdata.extra_pairs],
+            "share_note": SHARE_NOTE,
+        }
     return {
         "file": FILE,
         "rows": microdata.rows,
@@ -66,10 +83,34 @@ def microdata_metadata(microdata: Microdata) -> dict[str, Any]:
         "exact": not microdata.mismatches,
         "unmatched": [m.to_dict() for m in microdata.mismatches],
         "note": MODEL_NOTE,
+        **share,
     }
 
 
-def microdata_report(microdata: Microdata | None) -> str:
+def _share_report(synthesis: SynthesisBudget | None, microdata: Microdata) -> str:
+    """The report's paragraph on the synthesis share (issue 38.6), empty without one."""
+    if synthesis is None:
+        return ""
+    share = synthesis.share
+    noise = [
+        f"{what}: {n.mechanism.replace('_', ' ')}, noise std {n.std:,.1f}"
+        for what, n in (("1-way marginals", synthesis.one_way), ("chosen pairs", synthesis.pair))
+        if n is not None
+    ]
+    if synthesis.selection_epsilon is not None:
+        noise.append(
+            f"each choice: exponential mechanism at ε = {float(synthesis.selection_epsilon):.4g}"
+        )
+    pairs = "; ".join(" × ".join(p) for p in microdata.extra_pairs) or "none"
+    columns = ", ".join(microdata.measured_columns) or "none"
+    return f"""<p>The synthesis had its own share of the budget:
+{share.accountant.symbol} = {share.amount:.6g} ({escape(share.accounting)} accounting), spent
+on the 1-way marginals of the columns no table holds ({escape(columns)}) and on 2-way
+marginals chosen privately to join the tables' groups of columns ({escape(pairs)}).
+{escape("; ".join(noise))}.</p>"""
+
+
+def microdata_report(microdata: Microdata | None, synthesis: SynthesisBudget | None = None) -> str:
     """The report's section on the synthetic microdata (empty without them)."""
     if microdata is None:
         return ""
@@ -96,4 +137,5 @@ from their consistent estimates (the published tables are the records' tabulatio
 {escape(", ".join(microdata.columns))}. {escape(MODEL_NOTE)} The records join the model's
 cliques ({escape("; ".join(" × ".join(k) or "(total)" for k in microdata.cliques))}) person by
 person; within what the tables say, the columns of different cliques are independent.</p>
+{_share_report(synthesis, microdata)}
 {matched}"""

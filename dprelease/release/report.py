@@ -210,7 +210,7 @@ counts, after post-processing (the <code>moe</code> column of each table's CSV).
 measurements, so it costs no privacy; the raw measurements are in <code>measurements/</code>.</p>
 {skipped}
 {_accuracy_section(release)}
-{microdata_report(release.microdata)}
+{microdata_report(release.microdata, allocation.synthesis)}
 {_statistics_section(release, confidence)}
 {domains_html(release.plan)}
 </body></html>

@@ -57,6 +57,7 @@ from dprelease.plan.table_spec import sensitivity
 from dprelease.stats.budget import Share
 from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
 from dprelease.stats.registry import DISCOVERY, kind_of
+from dprelease.stats.synthesis import SynthesisBudget, calibrate_synthesis
 
 __all__ = ["PlanAllocation", "allocate", "plan_allocation"]
 
@@ -68,6 +69,8 @@ class PlanAllocation(Allocation):
 
     statistics: tuple[StatisticBudget, ...] = ()
     discoveries: tuple[DiscoveryBudget, ...] = ()
+    synthesis: SynthesisBudget | None = None  # issue 38.6: the synthesis' own share
+    synthesis_share: float | None = None  # the plan's S
 
     @classmethod
     def of_counts(cls, counts: Allocation) -> PlanAllocation:
@@ -78,6 +81,8 @@ class PlanAllocation(Allocation):
         """What `plan --json` prints: statistics are listed as tables, and `discoveries`
         follows `advice` (contract v1's order)."""
         out = super().to_dict()
+        if self.synthesis is not None and self.synthesis_share is not None:
+            out["synthesis"] = self.synthesis.to_dict(self.synthesis_share)
         if not (self.statistics or self.discoveries):
             return out
         out["tables"] += [s.to_dict() for s in self.statistics]
@@ -89,8 +94,8 @@ class PlanAllocation(Allocation):
 
 def allocate(plan: Plan) -> PlanAllocation:
     """The whole plan's allocation: the count tables' (`accounting.allocation.allocate`), and
-    its statistics' and discoveries' shares off the total first when it has any."""
-    if not (plan.statistics or plan.discoveries):
+    its statistics', discoveries' and synthesis' shares off the total first when it has any."""
+    if not (plan.statistics or plan.discoveries or plan.postprocess.synthetic_share):
         return PlanAllocation.of_counts(allocate_counts(plan))
     check_accounting(plan)
     # issue 37.4: priced within the decimals the budget was typed as
@@ -180,6 +185,7 @@ class Reservation:
     left: Fraction  # for the counts, in the additive unit
     delta_left: Fraction | None  # the counts' δ (approx, advanced) or the conversion δ (zcdp)
     alpha: float | None  # the CKS order that certified the zcdp total (when given as ε)
+    synthesis: Share | None = None  # issue 38.6: S of the total, set aside first
 
 
 def _delta_parts(plan: Plan, accountant: Accountant) -> tuple[Fraction, Fraction, Fraction] | None:
@@ -189,6 +195,7 @@ def _delta_parts(plan: Plan, accountant: Accountant) -> tuple[Fraction, Fraction
         return None
     delta = Fraction(budget.delta)
     stats = sum(1 for s in plan.statistics if _needs_delta(s))
+    stats += 1 if plan.postprocess.synthetic_share else 0  # its measurements may need δ
     discoveries = len(plan.discoveries)
     if accountant.splits_delta:
         each = delta / max(len(plan.tables) + stats + discoveries, 1)
@@ -216,7 +223,9 @@ def reserve(plan: Plan, accountant: Accountant, scale: Fraction = Fraction(1)) -
         _weight(plan, plan.tables[i].weight) for i, v in enumerate(table_locks) if v is None
     ]
     parts = sum(weights, Fraction(0)) + sum(table_weights, Fraction(0)) + len(plan.discoveries)
-    room = total - locked
+    synthesis_share = plan.postprocess.synthetic_share
+    synthesis = None if synthesis_share is None else total * Fraction(synthesis_share)
+    room = total - locked - (synthesis or 0)
     if room <= 0 or parts <= 0:
         raise BudgetError(
             "The locked tables and statistics use all of the budget; lower their locks or "
@@ -238,12 +247,17 @@ def reserve(plan: Plan, accountant: Accountant, scale: Fraction = Fraction(1)) -
     disc_shares = [
         share(room / parts, deltas[1] if deltas is not None else None) for _ in plan.discoveries
     ]
-    spent = exact_sum(s.amount for s in (*stat_shares, *disc_shares))
+    synthesis_part = None
+    if synthesis is not None:
+        synthesis_part = share(synthesis, deltas[0] if deltas and accountant.splits_delta else None)
+    parts_spent = (*stat_shares, *disc_shares, *([synthesis_part] if synthesis_part else []))
+    spent = exact_sum(s.amount for s in parts_spent)
     left = total - spent
     if plan.tables and left <= 0:
         raise BudgetError("The statistics use all of the budget; nothing is left for the counts.")
+    delta_left = None if deltas is None else deltas[2]
     return Reservation(
-        tuple(stat_shares), tuple(disc_shares), left, None if deltas is None else deltas[2], alpha
+        tuple(stat_shares), tuple(disc_shares), left, delta_left, alpha, synthesis_part
     )
 
 
@@ -340,6 +354,10 @@ def _allocate_at(
     )
     counts = allocate_counts(_counts_plan(plan, accountant, reservation)) if plan.tables else None
     costs = [s.cost for s in statistics] + [d.mechanism.cost for d in discoveries]
+    synthesis = None
+    if reservation.synthesis is not None:
+        synthesis = calibrate_synthesis(plan, reservation.synthesis)
+        costs += synthesis.costs
     parts = _parts(reservation, counts, costs)
     total = accountant.release_guarantee(parts)
     advice = () if counts is None else counts.advice
@@ -356,5 +374,7 @@ def _allocate_at(
         advice=advice,
         statistics=statistics,
         discoveries=discoveries,
+        synthesis=synthesis,
+        synthesis_share=plan.postprocess.synthetic_share,
     )
     return allocation, parts

@@ -34,6 +34,7 @@ from dprelease.limits import (
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import Schema
 from dprelease.plan.subtables import Key, closure, is_partial, reduce_key
+from dprelease.plan.synthesis import declared_columns, extra_work
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,9 @@ def check_model(plan: Plan) -> JunctionTree:
             "postprocess.synthetic needs measurements to fit: the plan has no count table "
             "(statistics alone cannot make microdata); add a table or switch synthetic off."
         )
-    partial = [n for n in microdata_columns(plan) if is_partial(plan.schema, n)]
+    with_share = plan.postprocess.synthetic_share is not None  # issue 38.6: every column
+    columns = declared_columns(plan) if with_share else microdata_columns(plan)
+    partial = [n for n in columns if is_partial(plan.schema, n)]
     if partial:
         raise PlanError(
             f"postprocess.synthetic cannot use column {quote(partial[0])}: its discovered domain "
@@ -224,7 +227,8 @@ def admit_fit(plan: Plan, tree: JunctionTree) -> JunctionTree:
     """The tree with the IPF rounds its fit may take within SYNTHETIC_FIT_WORK, or a one-line
     PlanError when fewer than SYNTHETIC_MIN_ROUNDS fit, or a clique's cell maps would exceed
     SYNTHETIC_FIT_BYTES. Each round of a fitted clique visits its cells once per table inside
-    it and once for its separator; the maps keep 8 bytes per cell for each."""
+    it and once for its separator; the maps keep 8 bytes per cell for each. A synthesis
+    share's work (`extra.extra_work`) is taken off the limit first."""
     per_round = fit_per_round(plan, tree)
     for node in tree.nodes:
         if published_as_is(plan, node) is not None:
@@ -238,7 +242,14 @@ def admit_fit(plan: Plan, tree: JunctionTree) -> JunctionTree:
                 f"{SYNTHETIC_FIT_BYTES // 1_000_000:,} MB; drop tables of the cycle or switch "
                 "synthetic off."
             )
-    rounds = min(SYNTHETIC_IPF_ROUNDS, SYNTHETIC_FIT_WORK // max(per_round, 1))
+    extra = extra_work(plan)  # issue 38.6: the synthesis share's scoring and raking first
+    if extra > SYNTHETIC_FIT_WORK:
+        raise PlanError(
+            f"postprocess.synthetic.budget_share: scoring and fitting the extra pairs takes "
+            f"{extra:,} cell updates, above the limit of {SYNTHETIC_FIT_WORK:,}; declare fewer "
+            "or smaller columns, or join them in tables."
+        )
+    rounds = min(SYNTHETIC_IPF_ROUNDS, (SYNTHETIC_FIT_WORK - extra) // max(per_round, 1))
     if rounds < SYNTHETIC_MIN_ROUNDS:
         raise PlanError(
             f"postprocess.synthetic: fitting the model's cycles takes {per_round:,} cell updates "
@@ -258,9 +269,11 @@ def synthetic_estimate(plan: Plan, data: DataSize) -> Estimate:
     if not plan.postprocess.synthetic:
         return Estimate("synthetic", 0, 0, "SYNTHETIC_FIT_WORK", "off")
     tree = admit_fit(plan, check_model(plan))
-    work = tree.rounds * fit_per_round(plan, tree) * _UPDATE_NS
+    extra = extra_work(plan)  # issue 38.6: the share's candidates, scored, and its pairs
+    work = (tree.rounds * fit_per_round(plan, tree) + extra) * _UPDATE_NS
     rows = data.rows or 0
-    memory = rows * len(microdata_columns(plan)) * _ROW_BYTES_PER_COLUMN
+    columns = len(declared_columns(plan) if extra else microdata_columns(plan))
+    memory = rows * columns * _ROW_BYTES_PER_COLUMN + extra * 8
     return Estimate("synthetic", work, memory, "SYNTHETIC_FIT_WORK", f"{tree.rounds} rounds")
 
 

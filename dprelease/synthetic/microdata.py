@@ -18,8 +18,10 @@ from dprelease.plan.model import Plan
 from dprelease.plan.schema import LABEL_SUFFIX, Schema
 from dprelease.plan.subtables import Key, cell_map, closure
 from dprelease.synthetic.fit import fit_cliques
+from dprelease.synthetic.join import join_all
 from dprelease.synthetic.junction import JunctionTree, check_model, microdata_columns
-from dprelease.synthetic.records import build_records, cell_index
+from dprelease.synthetic.measure import ShareDraw, SynthesisNoise, measure_extra
+from dprelease.synthetic.records import CODE_TYPE, build_records, cell_index
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,9 @@ class Microdata:
     cliques: tuple[Key, ...]
     exact: bool  # the model's cliques are published tables: every cell can be matched
     mismatches: tuple[Mismatch, ...] = ()
+    # issue 38.6, with a synthesis share: the columns it measured, the pairs it chose
+    measured_columns: tuple[str, ...] = ()
+    extra_pairs: tuple[tuple[str, str], ...] = ()
 
     @property
     def rows(self) -> int:
@@ -111,6 +116,41 @@ def synthesize(
     )
 
 
+def synthesize_with_share(
+    plan: Plan,
+    budget: ShareDraw | None,
+    released_counts: Mapping[str, np.ndarray],
+    counted: Mapping[str, np.ndarray],
+    noise: SynthesisNoise,
+    rng: np.random.Generator | None = None,
+) -> Microdata:
+    """`synthesize`'s records, then with a synthesis share's `budget` (issue 38.6) every
+    declared column, joined along privately chosen, measured pairs (`measure`, `join`).
+    `counted` holds the true counts of the synthesis tables (CONFIDENTIAL, read by `measure`
+    alone)."""
+    generator = rng or np.random.default_rng()
+    if budget is not None and not microdata_columns(plan):  # a grand total alone: no column yet
+        total = round(float(next(iter(released_counts.values())).sum()))
+        base = Microdata((), np.empty((total, 0), dtype=CODE_TYPE), (), True)
+    else:
+        base = synthesize(plan, released_counts, generator)
+    if budget is None:
+        return base
+    columns = {name: base.codes[:, i] for i, name in enumerate(base.columns)}
+    margins = {n: base.tabulate(plan.schema, (n,)) for n in base.columns}
+    extra = measure_extra(plan, budget, counted, margins, base.rows, noise, generator)
+    joined = join_all(plan, budget.shape, columns, extra, margins, base.rows, generator)
+    names = budget.shape.columns
+    codes = np.empty((base.rows, len(names)), dtype=CODE_TYPE)
+    for position, name in enumerate(names):
+        codes[:, position] = joined[name]
+    pairs = tuple((p.first, p.second) for p, _ in extra.pairs)
+    return Microdata(
+        names, codes, (*base.cliques, *pairs), base.exact, base.mismatches,
+        tuple(extra.one_ways), pairs,
+    )  # fmt: skip
+
+
 def model_tabulations(
     plan: Plan,
     released_counts: Mapping[str, np.ndarray],
@@ -135,4 +175,11 @@ def model_tabulations(
     return result
 
 
-__all__ = ["Microdata", "Mismatch", "model_tabulations", "synthesize", "value_texts"]
+__all__ = [
+    "Microdata",
+    "Mismatch",
+    "model_tabulations",
+    "synthesize",
+    "synthesize_with_share",
+    "value_texts",
+]
