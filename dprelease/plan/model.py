@@ -110,6 +110,10 @@ class Budget:
         return dataclasses.replace(self, rho=value)
 
 
+Estimator = Literal["shrunk", "nonnegative", "unbiased"]
+ESTIMATORS: tuple[Estimator, ...] = ("shrunk", "nonnegative", "unbiased")
+
+
 @dataclass(frozen=True)
 class Postprocess:
     """Which post-processing steps run on the noisy counts (they cost no privacy).
@@ -117,21 +121,31 @@ class Postprocess:
     `consistent` is on unless the plan switches it off (issue 24): tables that share a margin
     agree and add up, the same in the CLI and the dashboard. `synthetic` (issue 27) adds
     microdata whose tabulations are the published tables; it implies consistent,
-    non-negative, whole counts (`effective`)."""
+    non-negative, whole counts (`effective`).
+
+    `estimate` (issue 38) says how the consistent tables are estimated: `shrunk` (the
+    default) shrinks each table of two or more columns toward what its published sub-tables
+    predict, as far as its own noise and departures say it helps (`postprocess.shrinkage`),
+    then applies the steps; `nonnegative` applies the steps to the least-squares estimate
+    alone; `unbiased` publishes the least-squares estimate itself (no bounds, no rounding,
+    whatever the other switches say), the unbiased path."""
 
     clamp: tuple[float | None, float | None] = (None, None)
     nonnegative: bool = True
     integer: bool = True
     consistent: bool = True
     synthetic: bool = False
+    estimate: Estimator = "shrunk"
 
     @property
     def effective(self) -> Postprocess:
         """The steps that run: with `synthetic`, the tables are tabulations of records, so
         they are consistent, non-negative and whole whatever the other switches say."""
-        if not self.synthetic:
-            return self
-        return dataclasses.replace(self, nonnegative=True, integer=True, consistent=True)
+        if self.synthetic:
+            return dataclasses.replace(self, nonnegative=True, integer=True, consistent=True)
+        if self.estimate == "unbiased":  # bounds and rounding would bias the counts
+            return dataclasses.replace(self, nonnegative=False, integer=False, clamp=(None, None))
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's `postprocess:` section (also in a release's metadata); `synthetic` only
@@ -142,6 +156,7 @@ class Postprocess:
             "integer": self.integer,
             "consistent": self.consistent,
             **({"synthetic": True} if self.synthetic else {}),
+            **({"estimate": self.estimate} if self.estimate != "shrunk" else {}),
         }
 
     def __post_init__(self) -> None:
@@ -154,6 +169,11 @@ class Postprocess:
                 )
         if lower is not None and upper is not None and lower > upper:
             raise PlanError("postprocess.clamp: the lower bound exceeds the upper bound.")
+        if self.estimate not in ESTIMATORS:
+            raise PlanError(
+                f"postprocess.estimate must be one of {', '.join(ESTIMATORS)}, "
+                f"got {quote(self.estimate)}."
+            )
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
                     for key in ("nonnegative", "integer", "consistent", "synthetic")
                     if key in post_raw
                 },
+                estimate=post_raw.get("estimate", "shrunk"),
             )
         )
     data = top.get("data")

@@ -37,6 +37,7 @@ from dprelease.postprocess.pipeline import (
     postprocess,
     problem_of,
     round_to_integers,
+    shrunk_problem,
 )
 from dprelease.postprocess.weight_groups import mixed, weight_groups
 
@@ -77,7 +78,10 @@ class TableAccuracy:
 def _moves_counts(settings: Postprocess) -> bool:
     """True when a step other than consistency runs (its effect has no simple formula)."""
     lower, upper = settings.clamp
-    return settings.nonnegative or settings.integer or lower is not None or upper is not None
+    shrunk = settings.consistent and settings.estimate == "shrunk"
+    return (
+        shrunk or settings.nonnegative or settings.integer or lower is not None or upper is not None
+    )
 
 
 def _exact(
@@ -197,7 +201,10 @@ def accuracy_after_postprocessing(
             released = derived_postprocess(plan, allocation, estimates, settings, generator)
         elif problem is not None:
             values = np.concatenate([simulated[m.name].astype(np.float64) for m in measured])
-            released = consistent_pipeline(replace(problem, measured=values), settings)
+            again = replace(problem, measured=values)
+            if settings.estimate == "shrunk":
+                again = shrunk_problem(again)
+            released = consistent_pipeline(again, settings)
         else:
             released = postprocess(plan, allocation, simulated, settings)
         tables = released.released_counts if then is None else then(released.released_counts)

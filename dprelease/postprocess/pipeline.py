@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from dprelease.postprocess.consistency import (
     weighted_projection,
 )
 from dprelease.postprocess.rounding import RoundingMethod, controlled_round
+from dprelease.postprocess.shrinkage import shrink_tables
 from dprelease.postprocess.weight_groups import mixed, weight_groups
 
 STEP_ORDER = ("consistent", "clamp", "nonnegative", "integer")
@@ -176,6 +177,19 @@ def problem_of(
     )
 
 
+def shrunk_problem(problem: Problem) -> Problem:
+    """The problem with every table shrunk toward what its sub-tables predict, weighted by
+    the shrunk estimate's variance (`estimate: shrunk`; `postprocess.shrinkage`)."""
+    workload = problem.workload
+    values, variances = shrink_tables(
+        workload.schema,
+        workload.bys,
+        list(problem.split(problem.measured).values()),
+        list(problem.split(problem.variances).values()),
+    )
+    return replace(problem, measured=np.concatenate(values), variances=np.concatenate(variances))
+
+
 def consistent_pipeline(
     problem: Problem,
     settings: Postprocess,
@@ -282,6 +296,8 @@ def postprocess(
         return merged(parts)
     if settings.consistent:
         problem = make_problem(plan, allocation, noisy_counts, invariant_counts)
+        if settings.estimate == "shrunk":
+            problem = shrunk_problem(problem)
         return consistent_pipeline(problem, settings, rounding)
     released, applied = _cellwise(noisy_counts, settings)
     for spec in plan.tables if plan.structural_zeros else ():  # impossible cells are 0
