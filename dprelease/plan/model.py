@@ -110,8 +110,8 @@ class Budget:
         return dataclasses.replace(self, rho=value)
 
 
-Estimator = Literal["shrunk", "nonnegative", "unbiased"]
-ESTIMATORS: tuple[Estimator, ...] = ("shrunk", "nonnegative", "unbiased")
+Estimator = Literal["shrunk", "least_squares", "unbiased"]
+ESTIMATORS: tuple[Estimator, ...] = ("shrunk", "least_squares", "unbiased")
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,9 @@ class Postprocess:
     `estimate` (issue 38) says how the consistent tables are estimated: `shrunk` (the
     default) shrinks each table of two or more columns toward what its published sub-tables
     predict, as far as its own noise and departures say it helps (`postprocess.shrinkage`),
-    then applies the steps; `nonnegative` applies the steps to the least-squares estimate
-    alone; `unbiased` publishes the least-squares estimate itself (no bounds, no rounding,
-    whatever the other switches say), the unbiased path."""
+    then applies the steps; `least_squares` applies the steps to the least-squares estimate
+    alone (the path before issue 38); `unbiased` publishes the least-squares estimate itself
+    (no bounds, no rounding, whatever the other switches say), the unbiased path."""
 
     clamp: tuple[float | None, float | None] = (None, None)
     nonnegative: bool = True

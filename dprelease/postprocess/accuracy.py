@@ -37,7 +37,6 @@ from dprelease.postprocess.pipeline import (
     postprocess,
     problem_of,
     round_to_integers,
-    shrunk_problem,
 )
 from dprelease.postprocess.weight_groups import mixed, weight_groups
 
@@ -88,7 +87,8 @@ def _exact(
     plan: Plan, allocation: Allocation, settings: Postprocess
 ) -> dict[str, TableAccuracy] | None:
     """Exact figures when only linear steps run: the noise itself, or the LS estimate."""
-    if _moves_counts(settings) or plan.structural_zeros:
+    shrunk = allocation.derived and settings.consistent and settings.estimate == "shrunk"
+    if shrunk or _moves_counts(settings) or plan.structural_zeros:
         return None  # the exact listed model knows no zeros: simulate
     after = {t.name: t.expected_rmse for t in allocation.tables}
     if settings.consistent and not allocation.derived:
@@ -201,10 +201,7 @@ def accuracy_after_postprocessing(
             released = derived_postprocess(plan, allocation, estimates, settings, generator)
         elif problem is not None:
             values = np.concatenate([simulated[m.name].astype(np.float64) for m in measured])
-            again = replace(problem, measured=values)
-            if settings.estimate == "shrunk":
-                again = shrunk_problem(again)
-            released = consistent_pipeline(again, settings)
+            released = consistent_pipeline(replace(problem, measured=values), settings)
         else:
             released = postprocess(plan, allocation, simulated, settings)
         tables = released.released_counts if then is None else then(released.released_counts)

@@ -296,8 +296,6 @@ def postprocess(
         return merged(parts)
     if settings.consistent:
         problem = make_problem(plan, allocation, noisy_counts, invariant_counts)
-        if settings.estimate == "shrunk":
-            problem = shrunk_problem(problem)
         return consistent_pipeline(problem, settings, rounding)
     released, applied = _cellwise(noisy_counts, settings)
     for spec in plan.tables if plan.structural_zeros else ():  # impossible cells are 0

@@ -77,7 +77,9 @@ def sub_table_model(
     return model
 
 
-GRID = np.r_[0.0, np.geomspace(1e-3, 1e3, 31)]  # τ² / v (or θ·mean(m) / v) tried
+# τ² / v (or θ·mean(m) / v) tried; never 0, which would make a cell's variance 0: the
+# joint projection would hold it fixed as if known exactly
+GRID = np.geomspace(1e-3, 1e3, 31)
 
 
 def shrink(
