@@ -23,9 +23,6 @@ from dprelease.postprocess.consistency import structure
 
 BOUNDED_NS = 500  # per unit of (entries + rows) × tables, with bounds and rounding
 LINEAR_NS = 40  # the same, for one unbounded solve (consistency alone)
-# issue 38: post-processing with `estimate: shrunk` took 1.5x (VLSS, 0.35 -> 0.51 s) and 1.7x
-# (CPS, 0.08 -> 0.13 s) the time of the least-squares path
-SHRUNK_FACTOR = 1.7
 
 
 def run_ns(plan: Any) -> int:
@@ -40,8 +37,6 @@ def run_ns(plan: Any) -> int:
     lower, upper = settings.clamp
     bounded = settings.nonnegative or settings.integer or lower is not None or upper is not None
     unit = BOUNDED_NS if bounded or plan.structural_zeros else LINEAR_NS
-    if settings.estimate == "shrunk":  # the model fits and the shrunk tables' longer solve
-        unit = int(unit * SHRUNK_FACTOR)
     return int((entries + rows) * len(bys) * unit)
 
 
