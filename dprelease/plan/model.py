@@ -110,6 +110,11 @@ class Budget:
         return dataclasses.replace(self, rho=value)
 
 
+Estimator = Literal["shrunk", "least_squares", "unbiased"]
+ESTIMATORS: tuple[Estimator, ...] = ("shrunk", "least_squares", "unbiased")
+DEFAULT_ESTIMATE: Estimator = "least_squares"  # unbiased cells; `shrunk` is one switch away
+
+
 @dataclass(frozen=True)
 class SyntheticShare:
     """`postprocess.synthetic: {budget_share: S}` (issue 38.6): the synthesis takes S of the
@@ -135,13 +140,22 @@ class Postprocess:
     agree and add up, the same in the CLI and the dashboard. `synthetic` (issue 27) adds
     microdata whose tabulations are the published tables; it implies consistent,
     non-negative, whole counts (`effective`); as a `SyntheticShare` it also has its own
-    share of the budget (issue 38.6)."""
+    share of the budget (issue 38.6).
+
+    `estimate` (issue 38.1) says how the consistent tables are estimated: `least_squares`
+    (the default) applies the steps to the least-squares estimate; `shrunk` first shrinks each
+    table of two or more columns toward what its published sub-tables predict, as far as its
+    own noise and departures say it helps (`postprocess.shrinkage`: lower error on sparse
+    tables, a bias in their cells, unbiased totals), then applies the steps; `unbiased`
+    publishes the least-squares estimate itself (no bounds, no rounding, whatever the other
+    switches say)."""
 
     clamp: tuple[float | None, float | None] = (None, None)
     nonnegative: bool = True
     integer: bool = True
     consistent: bool = True
     synthetic: bool | SyntheticShare = False
+    estimate: Estimator = DEFAULT_ESTIMATE
 
     @property
     def synthetic_share(self) -> float | None:
@@ -152,9 +166,11 @@ class Postprocess:
     def effective(self) -> Postprocess:
         """The steps that run: with `synthetic`, the tables are tabulations of records, so
         they are consistent, non-negative and whole whatever the other switches say."""
-        if not self.synthetic:
-            return self
-        return dataclasses.replace(self, nonnegative=True, integer=True, consistent=True)
+        if self.synthetic:
+            return dataclasses.replace(self, nonnegative=True, integer=True, consistent=True)
+        if self.estimate == "unbiased":  # bounds and rounding would bias the counts
+            return dataclasses.replace(self, nonnegative=False, integer=False, clamp=(None, None))
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """The plan's `postprocess:` section (also in a release's metadata); `synthetic` only
@@ -165,6 +181,7 @@ class Postprocess:
             "integer": self.integer,
             "consistent": self.consistent,
             **({"synthetic": _synthetic_text(self.synthetic)} if self.synthetic else {}),
+            **({"estimate": self.estimate} if self.estimate != DEFAULT_ESTIMATE else {}),
         }
 
     def __post_init__(self) -> None:
@@ -177,6 +194,11 @@ class Postprocess:
                 )
         if lower is not None and upper is not None and lower > upper:
             raise PlanError("postprocess.clamp: the lower bound exceeds the upper bound.")
+        if self.estimate not in ESTIMATORS:
+            raise PlanError(
+                f"postprocess.estimate must be one of {', '.join(ESTIMATORS)}, "
+                f"got {quote(self.estimate)}."
+            )
 
 
 def _synthetic_text(value: bool | SyntheticShare) -> bool | dict[str, float]:

@@ -30,7 +30,14 @@ from dprelease.plan.fields import (
     parse_table,
     parse_unit_column,
 )
-from dprelease.plan.model import PLAN_VERSION, Budget, Plan, Postprocess, unknown_column_problems
+from dprelease.plan.model import (
+    DEFAULT_ESTIMATE,
+    PLAN_VERSION,
+    Budget,
+    Plan,
+    Postprocess,
+    unknown_column_problems,
+)
 from dprelease.plan.names import DATASET_NAME_RULE, is_dataset_name
 from dprelease.plan.plan_text import read_plan_text
 from dprelease.plan.schema import Column, NumericColumn, Schema
@@ -137,6 +144,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
                     if key in post_raw
                 },
                 synthetic=parse_synthetic(post_raw.get("synthetic", False)),
+                estimate=post_raw.get("estimate", DEFAULT_ESTIMATE),
             )
         )
     data = top.get("data")

@@ -77,14 +77,18 @@ class TableAccuracy:
 def _moves_counts(settings: Postprocess) -> bool:
     """True when a step other than consistency runs (its effect has no simple formula)."""
     lower, upper = settings.clamp
-    return settings.nonnegative or settings.integer or lower is not None or upper is not None
+    shrunk = settings.consistent and settings.estimate == "shrunk"
+    return (
+        shrunk or settings.nonnegative or settings.integer or lower is not None or upper is not None
+    )
 
 
 def _exact(
     plan: Plan, allocation: Allocation, settings: Postprocess
 ) -> dict[str, TableAccuracy] | None:
     """Exact figures when only linear steps run: the noise itself, or the LS estimate."""
-    if _moves_counts(settings) or plan.structural_zeros:
+    shrunk = allocation.derived and settings.consistent and settings.estimate == "shrunk"
+    if shrunk or _moves_counts(settings) or plan.structural_zeros:
         return None  # the exact listed model knows no zeros: simulate
     after = {t.name: t.expected_rmse for t in allocation.tables}
     if settings.consistent and not allocation.derived:

@@ -40,6 +40,7 @@ from dprelease.postprocess.pipeline import (
     consistent_pipeline,
     postprocess,
     problem_of,
+    shrunk_problem,
 )
 from dprelease.postprocess.top_down import fix_top_down, grand_total
 
@@ -179,6 +180,9 @@ def derived_postprocess(
         zeros=plan.structural_zeros,
         exact={spec.name for spec in invariants},
     )
+    if settings.estimate == "shrunk":
+        problem = shrunk_problem(problem)
+        values = problem.split(problem.measured)
     exact_total = [n for n in complete if n in {s.name for s in invariants}]
     if exact_total:
         total = float(values[exact_total[0]].sum())

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from dprelease.postprocess.consistency import (
     weighted_projection,
 )
 from dprelease.postprocess.rounding import RoundingMethod, controlled_round
+from dprelease.postprocess.shrinkage import shrink_tables
 from dprelease.postprocess.weight_groups import mixed, weight_groups
 
 STEP_ORDER = ("consistent", "clamp", "nonnegative", "integer")
@@ -174,6 +175,19 @@ def problem_of(
         variances=variance,
         fixed={int(i): float(measured[i]) for i in np.flatnonzero(held)},
     )
+
+
+def shrunk_problem(problem: Problem) -> Problem:
+    """The problem with every table shrunk toward what its sub-tables predict, weighted by
+    the shrunk estimate's variance (`estimate: shrunk`; `postprocess.shrinkage`)."""
+    workload = problem.workload
+    values, variances = shrink_tables(
+        workload.schema,
+        workload.bys,
+        list(problem.split(problem.measured).values()),
+        list(problem.split(problem.variances).values()),
+    )
+    return replace(problem, measured=np.concatenate(values), variances=np.concatenate(variances))
 
 
 def consistent_pipeline(

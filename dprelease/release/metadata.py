@@ -76,6 +76,8 @@ def release_metadata(release: Release, ledger: dict[str, Any] | None = None) -> 
         "step_order": list(STEP_ORDER),
         "steps_applied": list(release.steps_applied),
         "steps_skipped": list(release.steps_skipped),
+        # issue 38: which estimate the tables are (shrunk, nonnegative or unbiased)
+        "estimate": plan.postprocess.effective.estimate,
     }
     meta["unit"] = {"kind": plan.unit.kind, "max_rows": plan.unit.max_rows}
     if plan.unit.column is not None:

@@ -227,7 +227,14 @@ def test_key_lists_and_defaults_come_from_the_value_types() -> None:
         "survey_weight",
         "stat",
     )
-    assert POSTPROCESS_KEYS == ("clamp", "nonnegative", "integer", "consistent", "synthetic")
+    assert POSTPROCESS_KEYS == (
+        "clamp",
+        "nonnegative",
+        "integer",
+        "consistent",
+        "synthetic",
+        "estimate",
+    )
     assert UNIT_KEYS == ("kind", "column", "max_rows")
     assert (default_of(Budget, "accounting"), default_of(Budget, "confidence")) == ("auto", 0.95)
     assert default_of(Budget, "strategy") == "auto"

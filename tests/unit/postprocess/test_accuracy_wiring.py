@@ -176,6 +176,7 @@ def test_release_writes_measurements_moe_and_exact_raw_errors():
     raw["tables"] = TABLES
     raw["budget"] = {"accounting": "pure", "epsilon": 1.0}
     raw["postprocess"] = {"nonnegative": False, "integer": False, "consistent": True}
+    raw["postprocess"]["estimate"] = "least_squares"  # linear steps only: exact figures
     plan = parse_plan(raw)
     release = draw_release(plan, true_counts(plan))
     files = release_files(release)
@@ -201,6 +202,7 @@ def test_consistency_over_listed_tables_reports_its_exact_error():
     raw = plan_dict()
     raw["tables"] = TABLES
     raw["postprocess"] = {"nonnegative": False, "integer": False, "consistent": True}
+    raw["postprocess"]["estimate"] = "least_squares"  # linear steps only: exact figures
     plan = parse_plan(raw)  # zcdp, equal, strategy: workload
     allocation = allocate(plan)
     counts = true_counts(plan)
