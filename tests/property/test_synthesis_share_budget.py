@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dprelease.accounting.composition import round_down
+from dprelease.accounting.typed_budget import spendable_plan
 from dprelease.plan.parse import parse_plan
 from dprelease.stats.allocation import allocate
 
@@ -57,6 +58,7 @@ def test_the_share_and_the_tables_never_overspend(
     assert synthesis.spent <= Fraction(synthesis.share.amount)
     accountant = synthesis.share.accountant
     if not accountant.splits_delta and accountant.name != "renyi":  # renyi may grow shares
-        delta = None if plan.budget.delta is None else Fraction(plan.budget.delta)
-        total, _ = accountant.statistics_total(plan.budget, delta)
+        priced = spendable_plan(plan).budget  # the typed decimals' floats (issue 37.4)
+        delta = None if priced.delta is None else Fraction(priced.delta)
+        total, _ = accountant.statistics_total(priced, delta)
         assert Fraction(synthesis.share.amount) == Fraction(round_down(total * Fraction(share)))
