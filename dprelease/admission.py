@@ -19,6 +19,7 @@ The ground floor: it imports only errors and limits; stages register from above.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,17 @@ class Estimate:
     limit: str  # the limit it is held to (a name in dprelease.limits)
     path: str = "full"
     data_bound: bool = False  # grows with the data (held by the data's own limits)
+
+
+def file_size(location: object) -> DataSize:
+    """The bytes of a local file, as the commands know it before reading (nothing of a folder,
+    a URI or a file that is not there: the read then reports it)."""
+    if location is None or "://" in str(location):
+        return DataSize()
+    try:
+        return DataSize(bytes=os.path.getsize(str(location)))
+    except OSError:
+        return DataSize()
 
 
 Estimator = Callable[[Any, DataSize], Estimate]
