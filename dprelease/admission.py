@@ -47,6 +47,7 @@ class Estimate:
     limit: str  # the limit it is held to (a name in dprelease.limits)
     path: str = "full"
     data_bound: bool = False  # grows with the data (held by the data's own limits)
+    advice: str = "drop tables or statistics, or use coarser domains"  # what to change
 
 
 def file_size(location: object) -> DataSize:
@@ -113,6 +114,6 @@ def admit(plan: Any, data: DataSize | None, stages: Sequence[str]) -> Admitted:
             f"{admitted.memory_bytes / 1e6:,.0f} MB, above ADMISSION_WORK_NS "
             f"({ADMISSION_WORK_NS / 1e9:g} s) or ADMISSION_MEMORY_BYTES "
             f"({ADMISSION_MEMORY_BYTES / 1e6:,.0f} MB); most of it in {worst.stage} "
-            f"({worst.limit}): drop tables or statistics, or use coarser domains."
+            f"({worst.limit}): {worst.advice}."
         )
     return admitted

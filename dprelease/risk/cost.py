@@ -70,7 +70,8 @@ def reconstruct_estimate(task: ReconstructTask, data: DataSize) -> Estimate:
         f"≤ {task.max_areas} areas × ≤ {task.seconds_per_area:g} s per MILP "
         "(--max-areas, --seconds-per-area)"
     )
-    return Estimate("reconstruct", types * 50, memory, "MAX_RECORD_TYPES", path)
+    advice = "attack fewer tables, or fewer areas (--max-areas)"
+    return Estimate("reconstruct", types * 50, memory, "MAX_RECORD_TYPES", path, advice=advice)
 
 
 register("risk", risk_estimate)
