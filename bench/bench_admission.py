@@ -49,10 +49,12 @@ def summary(raw: dict) -> str:
     extra = [k for k in ("structural_zeros",) if k in raw]
     extra += ["synthetic"] if raw["postprocess"].get("synthetic") else []
     extra += ["invariant"] if any(t.get("invariant") for t in raw["tables"]) else []
+    widths = ", ".join(f"{counts.count(w)}×{w}" for w in sorted(set(counts)))
     return (
         f"{budget['accounting']}/{budget['strategy']} ε={budget['epsilon']:g}; "
-        f"domains {[len(c['domain']) for c in raw['columns'].values()]}; tables {counts}; "
-        f"stats {kinds}; {' '.join(extra)}; {rr.plan_bytes(raw)} B"
+        f"domains {[len(c['domain']) for c in raw['columns'].values()]}; "
+        f"{len(counts)} tables ({widths} columns); stats {kinds}; {' '.join(extra)}; "
+        f"{rr.plan_bytes(raw)} B"
     )
 
 
@@ -65,7 +67,9 @@ def _estimate(argv: list[str]) -> Estimate | None:
     try:
         if argv[0] == "graph":
             k = int(argv[argv.index("--k-degree") + 1]) if "--k-degree" in argv else None
-            return admit_graph(GraphTask(k=k), file_size(argv[1])).estimates[0]
+            bound = int(argv[argv.index("--max-degree") + 1]) if "--max-degree" in argv else 100
+            task = GraphTask(k=k, max_degree=bound, node_dp="--node-dp" in argv)
+            return admit_graph(task, file_size(argv[1])).estimates[0]
         length = int(argv[argv.index("--max-length") + 1]) if "--max-length" in argv else 16
         return admit_ldp(LdpTask(argv[1], length), file_size(argv[2])).estimates[0]
     except DPReleaseError:

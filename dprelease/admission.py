@@ -1,18 +1,20 @@
 """Admission (issue 35): every command's work, estimated before it starts.
 
 Each stage of the work (the plan's cells, reading and counting the data, the strategy, the
-statistics, consistency, the accuracy simulation, the synthetic fit, graphs, local DP,
-disclosure risk) registers one estimator here, in its own module: from the plan and the
-data's size alone (rows, bytes and columns as the file's header or metadata announce them,
-never a record), it returns the work (ns on this kind of machine), the memory, the limit it
-is held to and the path it will take (fewer simulations, fewer rounds, a cheaper method), or
-raises a one-line `ResourceError`/`PlanError` naming that limit and what to change.
+statistics, consistency, the accuracy simulation, the synthetic fit, the Preview's draws,
+graphs, local DP, disclosure risk, the reconstruction attack, the sample data) registers one
+estimator here, in its own module: from the plan (or the command's arguments) and the data's
+size alone (rows, bytes and columns as the file's header or metadata announce them, never a
+record), it returns the work (ns on this kind of machine), the memory, the limit it is held
+to and the path it will take (fewer simulations, fewer rounds, a cheaper method), or raises
+a one-line `ResourceError`/`PlanError` naming that limit and what to change.
 
-`admit(plan, data, stages)` runs the stages' estimators and adds up the plan's share (the
-data's reading aside: its own limits, `--max-rows` and `--max-data-mb`, hold it), against
-`ADMISSION_WORK_NS` and `ADMISSION_MEMORY_BYTES`. Every command and the release service call it
-first, before any noise is drawn or anything is charged; each stage takes, when it runs, the
-path its estimator chose (the same function decides, so the two cannot disagree).
+`file_size` is what a command knows of a local file before reading it. `admit(plan, data,
+stages)` runs the stages' estimators and adds up the plan's share (the data's reading aside:
+its own limits, `--max-rows` and `--max-data-mb`, hold it), against `ADMISSION_WORK_NS` and
+`ADMISSION_MEMORY_BYTES`. Every command and page that works calls it first, before the data
+are read, any noise is drawn or anything is charged; each stage takes, when it runs, the path
+its estimator chose (the same function decides, so the two cannot disagree).
 
 The ground floor: it imports only errors and limits; stages register from above.
 """
