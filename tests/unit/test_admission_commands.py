@@ -204,6 +204,24 @@ def test_every_command_refuses_through_admission_before_its_work(
     assert not (tmp_path / "s.csv").exists() and not ledger_file.exists()
 
 
+# Commands that run no stage: what they do is bounded without a plan's or a file's work
+# (and `ldp plan`: arithmetic on its three numbers, no data).
+EXEMPT = {
+    "codebook": "reads a data file's declared labels only (its own size limits)",
+    "ledger": "reads and writes the ledger's few rows",
+    "export": "writes code; runs none of it",
+}
+
+
+def test_every_command_is_admitted_or_exempt_for_a_reason() -> None:
+    """A new subcommand must join COMMANDS (admitted, tested above) or EXEMPT (said why)."""
+    from dprelease.cli import _parser
+
+    commands = set(_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    admitted = {name.split()[0] for name, *_ in COMMANDS}
+    assert commands == admitted | set(EXEMPT)
+
+
 # --- real over-limit inputs --------------------------------------------------------------------
 
 
