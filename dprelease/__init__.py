@@ -144,12 +144,16 @@ inward: each line imports only from lines above it or from its own subpackage.
     code_export     the release as code: a script or notebook through the library (`export`;
                     code_command is its CLI)
     background      work on another thread while a small data file is read (the allocation)
+    admitted        the admission of plan, validate, release and the Preview (their stages);
+                    preview_cost, the Preview's draws as a stage (issue 35)
     metrics         CONFIDENTIAL: preview error against the true counts (data holder only)
 - sample/         the synthetic census-like sample data set (generator, geography)
 - risk/           CONFIDENTIAL disclosure risk (k, l, t, attacks, reconstruction with area_milp,
                   one area's integer program)
 - ldp/            local differential privacy: protocols, planner, simulation; heavy hitters
                   and itemsets of domains too large to list (prefix search, padding)
+                  (sample/, risk/, ldp/ and graph/ each register their admission estimator
+                  in their own `cost` module, issue 35)
 - graph/          CONFIDENTIAL graphs from an edge list: edges (read, an undirected simple
                   graph), degrees (histograms, the node-DP projection, the sensitivities),
                   anonymity (k-degree risk and the anonymisation's figures), degree_sequence

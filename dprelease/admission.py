@@ -1,24 +1,27 @@
 """Admission (issue 35): every command's work, estimated before it starts.
 
 Each stage of the work (the plan's cells, reading and counting the data, the strategy, the
-statistics, consistency, the accuracy simulation, the synthetic fit, graphs, local DP,
-disclosure risk) registers one estimator here, in its own module: from the plan and the
-data's size alone (rows, bytes and columns as the file's header or metadata announce them,
-never a record), it returns the work (ns on this kind of machine), the memory, the limit it
-is held to and the path it will take (fewer simulations, fewer rounds, a cheaper method), or
-raises a one-line `ResourceError`/`PlanError` naming that limit and what to change.
+statistics, consistency, the accuracy simulation, the synthetic fit, the Preview's draws,
+graphs, local DP, disclosure risk, the reconstruction attack, the sample data) registers one
+estimator here, in its own module: from the plan (or the command's arguments) and the data's
+size alone (rows, bytes and columns as the file's header or metadata announce them, never a
+record), it returns the work (ns on this kind of machine), the memory, the limit it is held
+to and the path it will take (fewer simulations, fewer rounds, a cheaper method), or raises
+a one-line `ResourceError`/`PlanError` naming that limit and what to change.
 
-`admit(plan, data, stages)` runs the stages' estimators and adds up the plan's share (the
-data's reading aside: its own limits, `--max-rows` and `--max-data-mb`, hold it), against
-`ADMISSION_WORK_NS` and `ADMISSION_MEMORY_BYTES`. Every command and the release service call it
-first, before any noise is drawn or anything is charged; each stage takes, when it runs, the
-path its estimator chose (the same function decides, so the two cannot disagree).
+`file_size` is what a command knows of a local file before reading it. `admit(plan, data,
+stages)` runs the stages' estimators and adds up the plan's share (the data's reading aside:
+its own limits, `--max-rows` and `--max-data-mb`, hold it), against `ADMISSION_WORK_NS` and
+`ADMISSION_MEMORY_BYTES`. Every command and page that works calls it first, before the data
+are read, any noise is drawn or anything is charged; each stage takes, when it runs, the path
+its estimator chose (the same function decides, so the two cannot disagree).
 
 The ground floor: it imports only errors and limits; stages register from above.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +49,18 @@ class Estimate:
     limit: str  # the limit it is held to (a name in dprelease.limits)
     path: str = "full"
     data_bound: bool = False  # grows with the data (held by the data's own limits)
+    advice: str = "drop tables or statistics, or use coarser domains"  # what to change
+
+
+def file_size(location: object) -> DataSize:
+    """The bytes of a local file, as the commands know it before reading (nothing of a folder,
+    a URI or a file that is not there: the read then reports it)."""
+    if location is None or "://" in str(location):
+        return DataSize()
+    try:
+        return DataSize(bytes=os.path.getsize(str(location)))
+    except OSError:
+        return DataSize()
 
 
 Estimator = Callable[[Any, DataSize], Estimate]
@@ -101,6 +116,6 @@ def admit(plan: Any, data: DataSize | None, stages: Sequence[str]) -> Admitted:
             f"{admitted.memory_bytes / 1e6:,.0f} MB, above ADMISSION_WORK_NS "
             f"({ADMISSION_WORK_NS / 1e9:g} s) or ADMISSION_MEMORY_BYTES "
             f"({ADMISSION_MEMORY_BYTES / 1e6:,.0f} MB); most of it in {worst.stage} "
-            f"({worst.limit}): drop tables or statistics, or use coarser domains."
+            f"({worst.limit}): {worst.advice}."
         )
     return admitted

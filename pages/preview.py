@@ -6,7 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from dprelease.errors import DPReleaseError
+from dprelease.release.admitted import admit_preview
 from dprelease.release.draw import draw_preview
+from dprelease.release.preview_cost import PREVIEW_SIMULATIONS
+from dprelease.release.sources import UploadData
 from dprelease.release.statistics import upload_inputs
 from ui.markdown import md, md_lines
 from ui.postprocess_switches import postprocess_switches
@@ -18,8 +21,6 @@ from ui.synthetic_switch import (
     show_preview_microdata,
     show_synthetic_problem,
 )
-
-PREVIEW_SIMULATIONS = 10  # enough for a stable picture, a few seconds at most
 
 
 def render() -> None:
@@ -41,6 +42,8 @@ def render() -> None:
     size_advice(ws, plan, allocation)
     if st.button("Draw a preview", key="draw_preview", type="primary"):
         try:
+            # issue 35: admitted before the upload is counted or any noise is drawn
+            admit_preview(plan, UploadData(upload.data, upload.name))
             with st.spinner("Counting and adding preview noise…"):
                 counts, statistics = upload_inputs(upload.data, plan, upload.name)
                 ws.preview = draw_preview(

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 import plotly.graph_objects as go
 import streamlit as st
 
+from dprelease.admission import DataSize
 from dprelease.data import formats
 from dprelease.errors import DPReleaseError
 from dprelease.graph.anonymity import measure_degree_risk, unique_nodes
+from dprelease.graph.cost import GraphTask, admit_graph
 from dprelease.graph.edges import EdgeList, read_edges
 from dprelease.graph.release import DegreeQuery, PublishedDegrees, charged_degree_release
 from dprelease.ledger.store import AlreadyChargedError
@@ -92,6 +94,7 @@ def render_graph_section() -> None:
 def _risk(edges: EdgeList) -> None:
     target = int(st.number_input("k to reach (degree)", 1, 1000, value=2, key="graph_k"))
     try:
+        admit_graph(GraphTask(k=target), DataSize(rows=edges.rows))  # issue 35
         risk = measure_degree_risk(edges, target)
     except DPReleaseError as error:
         st.error(md_error(error))
@@ -140,6 +143,8 @@ def _release(state: GraphSession) -> None:
     if asked and state.edges is not None:
         try:
             query = DegreeQuery(float(epsilon), int(bound), node_dp=unit == "node")
+            task = GraphTask(max_degree=query.max_degree, node_dp=query.node_dp)
+            admit_graph(task, DataSize(rows=state.edges.rows))  # issue 35: before any charge
             account = service.account_of(
                 service.open_ledger(), state.edges.fingerprint, None, state.edges.file_sha256
             )

@@ -12,6 +12,7 @@ import streamlit as st
 
 from dprelease.data.columns import dictionary_parts
 from dprelease.errors import DPReleaseError
+from dprelease.ldp.cost import LdpTask, admit_ldp
 from dprelease.ldp.heavy_hitters import (
     central_respondents,
     heavy_hitters,
@@ -23,7 +24,7 @@ from dprelease.ldp.itemsets import SEPARATOR, frequent_itemsets, parse_answers, 
 from dprelease.plan.parse import parse_schema
 from dprelease.plan.schema import with_label
 from ui.markdown import md, md_error, static_table
-from ui.state import Workspace, parsed_table, require_upload
+from ui.state import Workspace, parsed_table, require_upload, upload_size
 
 HEAVY_KEY = "ldp_heavy_hitters"
 ITEMSETS_KEY = "ldp_itemsets"
@@ -98,6 +99,7 @@ def render_heavy_hitters(ws: Workspace, epsilon: float) -> None:
     column, top, length = _controls(ws, "ldp_hh")
     if st.button("Find heavy hitters", key="ldp_hh_run"):
         try:
+            admit_ldp(LdpTask("heavy-hitters", length), upload_size(ws))  # issue 35
             texts, indices = dictionary_parts(parsed_table(ws)[column], column)
             values, codes = text_codes(list(texts), indices, column)
             result = heavy_hitters(values, codes, epsilon, top, length)
@@ -142,6 +144,7 @@ def render_itemsets(ws: Workspace, epsilon: float) -> None:
     column, top, length = _controls(ws, "ldp_is")
     if st.button("Find frequent items and pairs", key="ldp_is_run"):
         try:
+            admit_ldp(LdpTask("itemsets", length), upload_size(ws))  # issue 35
             texts, indices = dictionary_parts(parsed_table(ws)[column], column)
             answers = parse_answers(list(texts), indices, column, length)
             result = frequent_itemsets(answers, epsilon, top, length)

@@ -7,10 +7,11 @@ import streamlit as st
 
 from dprelease.errors import DPReleaseError
 from dprelease.ldp import PROTOCOLS, encode_column, simulate, simulate_schemes
+from dprelease.ldp.cost import LdpTask, admit_ldp
 from dprelease.plan.schema import Column
 from ui.ldp_charts import simulation_bars
 from ui.markdown import md_error, static_table
-from ui.state import Workspace, parsed_table, require_upload
+from ui.state import Workspace, parsed_table, require_upload, upload_size
 
 NO_MODE_BAR = {"displayModeBar": False}  # no "download as PNG" of confidential charts
 
@@ -38,6 +39,8 @@ def simulation_section(
     )
     if st.button("Simulate", key="ldp_simulate", type="primary"):
         try:
+            task = LdpTask("simulate", domain_size=columns[sim_column].size)
+            admit_ldp(task, upload_size(ws))  # issue 35: before the column is randomised
             encoded = encode_column(parsed_table(ws), sim_column, columns[sim_column])
             st.session_state["ldp_simulation"] = (
                 require_upload(ws).sha256,
@@ -48,6 +51,8 @@ def simulation_section(
             st.error(md_error(error))
     if len(attributes) >= 2 and st.button("Simulate both schemes", key="ldp_simulate_schemes"):
         try:
+            for a in attributes:  # issue 35: every column's simulation, before any is run
+                admit_ldp(LdpTask("simulate", domain_size=columns[a].size), upload_size(ws))
             encoded_columns = [encode_column(parsed_table(ws), a, columns[a]) for a in attributes]
             st.session_state["ldp_schemes"] = (
                 require_upload(ws).sha256,

@@ -8,10 +8,11 @@ import streamlit as st
 from dprelease.data.count import load_data
 from dprelease.errors import DPReleaseError
 from dprelease.plan.model import Plan
+from dprelease.risk.cost import ReconstructTask, admit_reconstruct
 from dprelease.risk.reconstruct import MAX_PEOPLE, NothingToAttack, reconstruction_attack
 from ui.markdown import md_error, md_lines
 from ui.risk_view import keep, reconstruction_table, seed
-from ui.state import Workspace, require_upload
+from ui.state import Workspace, require_upload, upload_size
 
 
 def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str | None) -> None:
@@ -74,6 +75,8 @@ def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str |
 
         try:
             upload = require_upload(ws)
+            task = ReconstructTask(plan, level, per_area, max_areas, seconds)
+            admit_reconstruct(task, upload_size(ws))  # issue 35: before the data are read
             encoded = load_data(upload.data, plan, filename=upload.name)
             result = reconstruction_attack(
                 plan,

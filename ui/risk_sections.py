@@ -9,11 +9,13 @@ from collections.abc import Callable
 import pyarrow as pa
 import streamlit as st
 
+from dprelease.admission import DataSize
 from dprelease.errors import DPReleaseError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import with_label
 from dprelease.risk.attacks import attacker_view
 from dprelease.risk.classes import RiskInput, risk_input
+from dprelease.risk.cost import RiskTask, admit_risk
 from dprelease.risk.generalise import suggest_generalisations
 from dprelease.risk.measures import RiskReport, measure_risk
 from ui.markdown import md, md_error, static_table
@@ -34,6 +36,8 @@ def measures_section(
     """The measures of the chosen columns and their headline figures (stops on a problem)."""
     qi, sensitive, k, l, c = choices.qi, choices.sensitive, choices.k, choices.l, choices.c  # noqa: E741
     try:
+        task = RiskTask(len({*qi, sensitive}))
+        admit_risk(task, DataSize(rows=table.num_rows))  # issue 35: before the measures
         data = risk_input(table, qi, sensitive, plan=plan)
         # t-closeness's ground distance: the plan's kind (categorical: equal; binned: ordered)
         ordered_key = f"risk_ordered__{sensitive}"

@@ -25,6 +25,7 @@ import pyarrow as pa
 import streamlit as st
 
 from dprelease.accounting.tradeoffs import MoeCurve
+from dprelease.admission import DataSize
 from dprelease.data.coverage import PlanCoverage, plan_coverage
 from dprelease.data.engines.registry import ENGINE_CHOICES
 from dprelease.data.fingerprint import RecordFingerprint, fingerprint_table
@@ -206,6 +207,13 @@ def require_upload(ws: Workspace) -> Upload:
         st.info(NO_DATA)
         st.stop()
     return ws.upload
+
+
+def upload_size(ws: Workspace) -> DataSize:
+    """What admission knows of the upload (issue 35): its bytes and, once parsed, its rows."""
+    upload = require_upload(ws)
+    rows = None if ws.table is None else ws.table.num_rows
+    return DataSize(rows=rows, bytes=len(upload.data))
 
 
 def parsed_table(ws: Workspace) -> pa.Table:

@@ -62,6 +62,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dprelease.admission import file_size
+    from dprelease.release.admitted import admit_release
     from dprelease.release.background import Background, small_local_file
     from dprelease.release.export import check_output_path
     from dprelease.release.noise import warm_up
@@ -72,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     # The allocation (a second under accounting and strategy auto) runs while a small file is
     # read; before anything larger is read, so that a budget problem is reported first.
     location = args.data or (plan.data if plan.data and "://" in plan.data else plan.data_path)
+    # Issue 35: admitted before any work starts (the allocation below starts at once on
+    # another thread); the service admits again, from the same cached estimates, for the
+    # callers that come to it directly.
+    admit_release(plan, file_size(location))
     allocating = Background(lambda: allocate(plan), overlap=small_local_file(location))
     try:
         out = check_output_path(args.out)  # before the data are read or any noise is drawn

@@ -28,11 +28,13 @@ def _new_file(path: str, suffixes: tuple[str, ...], what: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dprelease.sample.cost import SampleTask, admit_sample
     from dprelease.sample.generator import write_sample, write_sample_plan
 
     out = _new_file(args.out, (".csv",), "sample")
     if args.plan:
         _new_file(args.plan, (".yaml", ".yml", ".json"), "plan")
+    admit_sample(SampleTask(args.rows, args.seed))  # issue 35: before anything is written
     write_sample(out, args.rows, args.seed)
     print(f"wrote {args.rows} synthetic rows to {out}")
     if args.plan:

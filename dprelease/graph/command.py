@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dprelease.admission import file_size
 from dprelease.errors import DataError, quote
 from dprelease.limits import GRAPH_DEFAULT_MAX_DEGREE, MAX_DATA_MB, MAX_ROWS
 from dprelease.risk.command import positive_int
@@ -97,8 +98,21 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.k_degree is not None:
         _refuse_release_options(args)
+        _admit(args)
         return _run_risk(args)
     return _run_release(args)
+
+
+def _admit(args: argparse.Namespace) -> None:
+    """Issue 35: the one admission, from the arguments and the file's size, before a read."""
+    from dprelease.graph.cost import GraphTask, admit_graph
+
+    task = GraphTask(
+        k=args.k_degree,
+        max_degree=args.max_degree or GRAPH_DEFAULT_MAX_DEGREE,
+        node_dp=args.node_dp,
+    )
+    admit_graph(task, file_size(args.edges))
 
 
 def _refuse_release_options(args: argparse.Namespace) -> None:
@@ -177,6 +191,7 @@ def _run_release(args: argparse.Namespace) -> int:
         node_dp=args.node_dp,
     )
     out = check_output_path(args.out)
+    _admit(args)  # before the edges are read, the ledger opened or anything charged
     edges = _read(args, fingerprint=True)
     print(SIMPLE_GRAPH_NOTE, file=sys.stderr)
     if args.no_ledger:

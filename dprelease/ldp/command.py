@@ -103,8 +103,10 @@ def _plan(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from dprelease.admission import file_size
     from dprelease.data.read import read_data
     from dprelease.ldp.base import LdpError
+    from dprelease.ldp.cost import LdpTask, admit_ldp
     from dprelease.ldp.registry import protocol
     from dprelease.ldp.simulation import encode_column, simulate
 
@@ -119,6 +121,8 @@ def _simulate(args: argparse.Namespace) -> int:
         column = schema[args.column]
     if not Path(args.data).is_file():
         raise LdpError(f"Data file '{args.data}' does not exist.")
+    task = LdpTask("simulate", domain_size=None if column is None else column.size)
+    admit_ldp(task, file_size(args.data))  # issue 35: before the data are read
     table = read_data(args.data)
     result = simulate(encode_column(table, args.column, column), args.protocol, args.epsilon)
     errors = result.errors()

@@ -28,9 +28,11 @@ CONFIDENTIAL = (
 def _column(args: argparse.Namespace) -> tuple[list[str | None], Any]:
     from pathlib import Path
 
+    from dprelease.admission import file_size
     from dprelease.data.columns import dictionary_parts
     from dprelease.data.read import read_data
     from dprelease.ldp.base import LdpError, check_epsilon
+    from dprelease.ldp.cost import LdpTask, admit_ldp
     from dprelease.ldp.heavy_hitters import check_top
     from dprelease.ldp.planner import normal_quantile
     from dprelease.ldp.prefix import check_max_length
@@ -42,6 +44,7 @@ def _column(args: argparse.Namespace) -> tuple[list[str | None], Any]:
     normal_quantile(args.confidence)
     if not Path(args.data).is_file():
         raise LdpError(f"Data file {quote(args.data)} does not exist.")
+    admit_ldp(LdpTask(args.ldp_command, args.max_length), file_size(args.data))  # issue 35
     table = read_data(args.data)
     if args.column not in table.column_names:
         raise LdpError(

@@ -268,6 +268,8 @@ def fixed_exactly(
     basis = vt[singular > 1e-9 * max(singular.max(initial=0.0), 1.0)]
     target = rows(by)
     target = target[target.any(axis=1)]  # cells that are not all zero cells
+    if not len(target):  # every cell a zero cell: labelled 0 with margin 0, none noisy
+        return False
     residual = target - (target @ basis.T) @ basis
     return bool((np.abs(residual).max(axis=1) < 1e-9).any())
 

@@ -2,15 +2,15 @@
 statistics' estimate, and the data's size as known before a record is read.
 
 `admit_plan` is what `plan`, `validate` and the dashboard's checks run; `admit_release` what
-the release service runs first (the CLI's `release` and the Release page alike), before the
-ledger is opened, anything is charged or any noise is drawn. Each stage registers its own
+the CLI's `release` and the release service run first (the Release page through the service),
+before the allocation starts, the ledger is opened, anything is charged or any noise is
+drawn; `admit_preview` what the Preview page runs before it counts. Each stage registers its own
 estimator (`dprelease.admission`); importing this module imports every one of them.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,16 @@ import dprelease.data.size_limits
 import dprelease.plan.size
 import dprelease.postprocess.accuracy
 import dprelease.postprocess.cost
+import dprelease.release.preview_cost
 import dprelease.strategy.cost
 import dprelease.synthetic.junction  # noqa: F401  (each registers its stage's estimator)
-from dprelease.admission import Admitted, DataSize, Estimate, admit, register
+from dprelease.admission import Admitted, DataSize, Estimate, admit, file_size, register
 from dprelease.release.sources import FileData, ReleaseData, UploadData
 
 PLAN_STAGES = ("plan", "strategy", "statistics", "consistency", "accuracy", "synthetic")
 RELEASE_STAGES = ("count", *PLAN_STAGES)
+# a preview's own accuracy reruns (PREVIEW_SIMULATIONS) instead of the release's
+PREVIEW_STAGES = ("count", "plan", "strategy", "statistics", "consistency", "preview", "synthetic")
 
 _STAT_NS_PER_VALUE = 60  # reading a statistic's values and sorting or summing them, per row
 
@@ -47,10 +50,8 @@ def data_size(data: ReleaseData | None) -> DataSize:
     """The bytes of a local file or an upload (the rows are counted while reading)."""
     if isinstance(data, UploadData):
         return DataSize(bytes=len(data.data))
-    if isinstance(data, FileData) and "://" not in str(data.location):
-        path = Path(str(data.location))
-        if path.is_file():
-            return DataSize(bytes=os.path.getsize(path))
+    if isinstance(data, FileData) and Path(str(data.location)).is_file():
+        return file_size(data.location)
     return DataSize()
 
 
@@ -59,6 +60,11 @@ def admit_plan(plan: Any, data: DataSize | None = None) -> Admitted:
     return admit(plan, data, PLAN_STAGES)
 
 
-def admit_release(plan: Any, data: ReleaseData | None) -> Admitted:
-    """The release service's admission: every stage, the data's size included."""
-    return admit(plan, data_size(data), RELEASE_STAGES)
+def admit_release(plan: Any, data: ReleaseData | DataSize | None) -> Admitted:
+    """The release's admission: every stage, the data's size included."""
+    return admit(plan, data if isinstance(data, DataSize) else data_size(data), RELEASE_STAGES)
+
+
+def admit_preview(plan: Any, data: ReleaseData | DataSize | None) -> Admitted:
+    """The Preview page's admission, before the upload is counted or any noise drawn."""
+    return admit(plan, data if isinstance(data, DataSize) else data_size(data), PREVIEW_STAGES)

@@ -93,9 +93,11 @@ def _fmt_share(value: float) -> str:
 
 
 def run_risk(args: argparse.Namespace) -> int:
+    from dprelease.admission import file_size
     from dprelease.data.read import read_data
     from dprelease.plan.parse import load_plan
     from dprelease.risk.classes import risk_input
+    from dprelease.risk.cost import RiskTask, admit_risk
     from dprelease.risk.generalise import suggest_generalisations
     from dprelease.risk.measures import DEFAULT_L, measure_risk
 
@@ -109,6 +111,7 @@ def run_risk(args: argparse.Namespace) -> int:
             f"--ordered names {', '.join(quote(c) for c in unknown)}, which is not a column "
             f"given to --qi or --sensitive ({', '.join(named)})."
         )
+    admit_risk(RiskTask(len(set(named))), file_size(path))  # issue 35: before the read
     table = read_data(path, columns=list(dict.fromkeys(named)))
     plan = load_plan(args.plan) if args.plan else None
     ordered = True if args.sensitive in args.ordered else None
@@ -155,8 +158,10 @@ def run_risk(args: argparse.Namespace) -> int:
 
 
 def run_reconstruct(args: argparse.Namespace) -> int:
+    from dprelease.admission import file_size
     from dprelease.data.count import load_data
     from dprelease.plan.parse import load_plan
+    from dprelease.risk.cost import ReconstructTask, admit_reconstruct
     from dprelease.risk.reconstruct import NothingToAttack, reconstruction_attack
 
     plan = load_plan(args.plan)
@@ -165,6 +170,15 @@ def run_reconstruct(args: argparse.Namespace) -> int:
         raise DataError("No data file: give --data FILE or set `data:` in the plan.")
     if args.epsilon_release and not Path(args.epsilon_release).is_dir():
         raise DataError(f"'{args.epsilon_release}' is not a release folder.")
+    task = ReconstructTask(
+        plan,
+        level=args.level,
+        per_area=args.per_area,
+        max_areas=args.max_areas,
+        seconds_per_area=args.seconds_per_area,
+        release_dir=args.epsilon_release,
+    )
+    admit_reconstruct(task, file_size(path))  # issue 35: before the data are read
     encoded = load_data(path, plan)
 
     def progress(share: float, text: str) -> None:

@@ -228,7 +228,7 @@ def _incomes(
     return np.rint(income).astype(np.int64)
 
 
-def _check_rows(rows: int, seed: int | None) -> None:
+def check_sample_args(rows: int, seed: int | None) -> None:
     """Refuse a bad size or seed with one line the CLI can print, before any work."""
     if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= MAX_ROWS:
         raise DataError(f"The sample needs between 1 and {MAX_ROWS:,} rows, got {quote(rows)}.")
@@ -242,7 +242,7 @@ def generate_sample(rows: int, seed: int | None = None) -> pa.Table:
     A seed of None draws fresh entropy. The last household may be cut short to give exactly
     `rows` rows (its household_size then exceeds its rows in the table).
     """
-    _check_rows(rows, seed)
+    check_sample_args(rows, seed)
     rng = np.random.default_rng(seed)
     sizes = _household_sizes(rng, rows)
     household = np.repeat(np.arange(sizes.size), sizes)

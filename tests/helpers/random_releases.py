@@ -1,6 +1,7 @@
 """Random small releases for admission's resource bound (issue 35): a random plan of
 `random_plans` grown with statistics of every kind and method, invariant tables, structural
-zeros, synthetic microdata and hierarchies, its YAML at most 10 KB, and random rows (at most
+zeros, synthetic microdata and hierarchies, half the time with up to 220 more tables and 8
+more statistics (toward the 10 KB bound), its JSON at most 10 KB, and random rows (at most
 10,000) that fit it. Shared by the property test (hypothesis draws) and `bench/bench_admission`
 (a seeded random.Random), so both explore the same space."""
 
@@ -53,7 +54,18 @@ def random_release(
     for i in range(integer(0, 3)):  # statistics, by 0–2 columns
         by = sorted({choose(names) for _ in range(integer(0, 2))}, key=names.index)
         tables.append(_statistic(integer, choose, by, i))
-    if integer(0, 3) == 0:  # an invariant table
+    bulk = integer(0, 1) == 1
+    if bulk:  # toward the 10 KB bound: many more tables and statistics (issue 35)
+        for t in range(integer(20, 220)):
+            by = sorted({choose(names) for _ in range(integer(1, 3))}, key=names.index)
+            tables.append({"name": f"b{t}", "by": by})
+        for i in range(integer(0, 8)):
+            by = sorted({choose(names) for _ in range(integer(0, 2))}, key=names.index)
+            statistic = _statistic(integer, choose, by, 10 + i)
+            statistic["stat"]["bounds"] = [0, 100]  # else one of 8 is likely refused for it
+            tables.append(statistic)
+    # an invariant table (not among many tables: most of them would be its sums, refused)
+    if not bulk and integer(0, 3) == 0:
         tables.append({"name": "exact", "by": [choose(names)], "invariant": True})
     if integer(0, 3) == 0:  # a structural zero on a first value
         column = choose(names)

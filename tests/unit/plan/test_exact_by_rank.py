@@ -71,3 +71,23 @@ def test_plan_refuses_it_in_one_line_exit_2(tmp_path, capsys):
     assert cli.main(["plan", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "'a_by_b'" in err
+
+
+def test_a_table_whose_every_cell_is_a_zero_is_not_fixed_by_rank() -> None:
+    """Found by the property test's larger plans (issue 35): a zero over a one-value column's
+    only value leaves the rank check no free cell; it raised a bare ValueError (exit 1). Now
+    the zero rule names the table, in one line."""
+    problems = _problems(
+        """
+columns:
+  a: {kind: categorical, domain: [x, y, z]}
+  c: {kind: categorical, domain: [only]}
+tables:
+  - {name: a, by: [a], invariant: true}
+  - {name: c, by: [c]}
+structural_zeros:
+  - {c: [only]}
+budget: {epsilon: 1}
+"""
+    )
+    assert any("every cell of table 'c' zero" in p for p in problems), problems
