@@ -20,12 +20,33 @@ HELP = (
 )
 
 
+SHARE_HELP = (
+    "0: the microdata come from the tables' measurements alone (no extra cost). Above 0: this "
+    "part of the budget measures every column no table holds and pairs of columns chosen "
+    "privately, so the microdata answer them too; the tables get the rest (issue 38.6)."
+)
+
+
 def render_synthetic_switch(ws: Workspace, key: str) -> bool:
-    """The toggle (widget `key`, one per page); saves a change into the plan, returns it."""
-    written = bool(ws.plan.get("postprocess", {}).get("synthetic", False))
-    wanted = st.toggle("Synthetic microdata", value=written, key=key, help=HELP)
-    if wanted != written:
-        ws.plan = set_postprocess(ws.plan, synthetic=wanted)
+    """The toggle (widget `key`, one per page) and, when on, the synthesis' own share of the
+    budget (`postprocess.synthetic: {budget_share: S}`); saves a change into the plan."""
+    written = ws.plan.get("postprocess", {}).get("synthetic", False)
+    wanted = st.toggle("Synthetic microdata", value=bool(written), key=key, help=HELP)
+    value: bool | dict[str, float] = wanted
+    if wanted:
+        share = written.get("budget_share", 0.0) if isinstance(written, dict) else 0.0
+        chosen = st.number_input(
+            "Its own share of the budget",
+            min_value=0.0,
+            max_value=0.9,
+            value=float(share),
+            step=0.05,
+            key=f"{key}_share",
+            help=SHARE_HELP,
+        )
+        value = {"budget_share": float(chosen)} if chosen > 0 else True
+    if value != written:
+        ws.plan = set_postprocess(ws.plan, synthetic=value)
     return wanted
 
 

@@ -77,3 +77,19 @@ def test_a_model_too_large_is_one_error_and_the_plan_is_kept():
     assert len(app.error) == 1 and "above the limit" in app.error[0].value
     assert workspace(app).plan["tables"] == plan["tables"]
     assert app.toggle(key="pp_synthetic").value is True
+
+
+def test_the_switch_gives_the_synthesis_its_own_share_and_keeps_it(ledger_file):
+    """Issue 38.6 in the dashboard: a share above 0 writes `{budget_share: S}`; the toggle
+    shown again keeps it (it wrote `true` back, dropping the share); 0 means no extra budget."""
+    app = small_app_with_tables()
+    go(app, "pages/preview.py")
+    app.toggle(key="pp_synthetic").set_value(True).run()
+    app.number_input(key="pp_synthetic_share").set_value(0.2).run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert workspace(app).plan["postprocess"]["synthetic"] == {"budget_share": 0.2}
+    go(app, "pages/release.py")
+    assert app.number_input(key="release_synthetic_share").value == 0.2
+    assert workspace(app).plan["postprocess"]["synthetic"] == {"budget_share": 0.2}
+    app.number_input(key="release_synthetic_share").set_value(0.0).run()
+    assert workspace(app).plan["postprocess"]["synthetic"] is True
