@@ -35,7 +35,7 @@ from dprelease.ledger.store import Ledger
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict
 from dprelease.plan.model import Plan
-from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict, with_budget
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
 from dprelease.release.service import UploadData, open_ledger
@@ -113,6 +113,7 @@ class Memo:
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
     plan_slot: Any = None  # `ui/sidebar.py`: the sidebar's slot for the plan's figures (this run's)
     declared: tuple[str, Any] | None = None  # `ui/declared_labels.py`: (SHA, the file's labels)
+    parsed: tuple[PlanDict, Plan] | None = None  # `_parse`: the last plan mapping and its parse
 
 
 @dataclass
@@ -292,18 +293,31 @@ def _checked(ws: Workspace) -> _Checked:
         recent[text] = recent.pop(text)  # the most recent last
         return recent[text]
     if _is_the_sample_plan(key):
-        result = shared("checked", text, lambda: _parse_and_allocate(ws.plan))
+        result = shared("checked", text, lambda: _parse_and_allocate(ws.plan, None))
     else:
-        result = _parse_and_allocate(ws.plan)
+        result = _parse_and_allocate(ws.plan, ws.memo.parsed)
+    if result[0] is not None:
+        ws.memo.parsed = (dict(ws.plan), result[0])  # a top-level copy: a pop is seen
     recent[text] = result
     while len(recent) > RECENT_PLANS:
         del recent[next(iter(recent))]
     return result
 
 
-def _parse_and_allocate(plan_dict: PlanDict) -> _Checked:
+def _only_budget_moved(last: PlanDict, plan_dict: PlanDict) -> bool:
+    """Whether every part but the budget is the same object as in the last plan parsed
+    (`set_budget` shares them): a what-if, whose columns need not be parsed again."""
+    return last.keys() == plan_dict.keys() and all(
+        plan_dict[key] is value for key, value in last.items() if key != "budget"
+    )
+
+
+def _parse_and_allocate(plan_dict: PlanDict, last: tuple[PlanDict, Plan] | None) -> _Checked:
     try:
-        plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
+        if last is not None and _only_budget_moved(last[0], plan_dict):
+            plan = with_budget(last[1], plan_dict)
+        else:
+            plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
     except DPReleaseError as error:
         return None, None, every_problem(error)
     if not plan.tables:

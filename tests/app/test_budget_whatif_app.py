@@ -76,3 +76,26 @@ def test_a_session_keeps_the_allocations_of_a_few_plans_only():
     for k in range(RECENT_PLANS + 3):
         _what_if(app, f"{1 + k / 4:g}")
     assert len(workspace(app).memo.checked) == RECENT_PLANS
+
+
+def test_a_what_if_parses_only_the_budget_and_keeps_the_schema_object():
+    """A new ε keeps the parsed columns (their digest keys the allocation's caches) and gives
+    the plan and figures a full parse of the same plan gives; any other edit parses again."""
+    app = _what_if(go(open_app(), "pages/budget.py"), "2")
+    before = workspace(app).memo.parsed[1]
+    _what_if(app, "2.7")
+    plan = workspace(app).memo.parsed[1]
+    assert plan.schema is before.schema and plan.budget.epsilon == 2.7
+    fresh = parse_plan(workspace(app).plan, max_cells=MAX_CELLS)
+    assert plan == fresh
+    assert workspace(app).memo.checked[list(workspace(app).memo.checked)[-1]][1].total == (
+        allocate(fresh).total
+    )
+    edited = workspace(app).plan  # an ε edited with new columns (an equal copy)
+    workspace(app).plan = {
+        **edited,
+        "columns": dict(edited["columns"]),
+        "budget": {**edited["budget"], "epsilon": 2.9},
+    }
+    app.run()
+    assert workspace(app).memo.parsed[1].schema is not before.schema  # parsed again
