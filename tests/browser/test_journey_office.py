@@ -140,8 +140,8 @@ def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
         no_error(page, "statistic and weight")
 
         go(page, "3 · Budget")
-        type_epsilon(page, "2")
-        wait_idle(page)
+        type_epsilon(page, "2")  # a fragment run shows no status widget: wait for the total
+        page.get_by_text("The whole release is ε = 2").wait_for()
         no_error(page, "budget")
 
         page.locator('[data-testid="stSidebarNav"]').get_by_text("Risk (confidential)").click()
