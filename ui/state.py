@@ -113,7 +113,7 @@ class Memo:
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
     plan_slot: Any = None  # `ui/sidebar.py`: the sidebar's slot for the plan's figures (this run's)
     declared: tuple[str, Any] | None = None  # `ui/declared_labels.py`: (SHA, the file's labels)
-    parsed: tuple[PlanDict, Plan] | None = None  # `_parse`: the last plan mapping and its parse
+    parsed: tuple[str, Plan] | None = None  # `_checked`: the last plan's text but budget, parse
 
 
 @dataclass
@@ -292,30 +292,34 @@ def _checked(ws: Workspace) -> _Checked:
     if text in recent:
         recent[text] = recent.pop(text)  # the most recent last
         return recent[text]
+    rest = _without_budget(ws.plan)  # by text: a part changed in place is seen too
+    last = ws.memo.parsed
     if _is_the_sample_plan(key):
-        result = shared("checked", text, lambda: _parse_and_allocate(ws.plan, None))
+        result = shared("checked", text, lambda: _parse_and_allocate(ws.plan))
+    elif last is not None and last[0] == rest:
+        result = _parse_and_allocate(ws.plan, last[1])  # a what-if: only the budget moved
     else:
-        result = _parse_and_allocate(ws.plan, ws.memo.parsed)
+        result = _parse_and_allocate(ws.plan)
     if result[0] is not None:
-        ws.memo.parsed = (dict(ws.plan), result[0])  # a top-level copy: a pop is seen
+        ws.memo.parsed = (rest, result[0])
     recent[text] = result
     while len(recent) > RECENT_PLANS:
         del recent[next(iter(recent))]
     return result
 
 
-def _only_budget_moved(last: PlanDict, plan_dict: PlanDict) -> bool:
-    """Whether every part but the budget is the same object as in the last plan parsed
-    (`set_budget` shares them): a what-if, whose columns need not be parsed again."""
-    return last.keys() == plan_dict.keys() and all(
-        plan_dict[key] is value for key, value in last.items() if key != "budget"
-    )
+def _without_budget(plan_dict: PlanDict) -> str:
+    """The plan's text but its budget: equal texts, equal plans but for the budget."""
+    return json.dumps({k: v for k, v in plan_dict.items() if k != "budget"}, sort_keys=True)
 
 
-def _parse_and_allocate(plan_dict: PlanDict, last: tuple[PlanDict, Plan] | None) -> _Checked:
+def _parse_and_allocate(plan_dict: PlanDict, same_but_budget: Plan | None = None) -> _Checked:
+    """`same_but_budget`: the plan parsed from `plan_dict` but its budget, if known (only the
+    budget is then parsed, and the plan keeps the Schema whose digest keys the allocation's
+    caches)."""
     try:
-        if last is not None and _only_budget_moved(last[0], plan_dict):
-            plan = with_budget(last[1], plan_dict)
+        if same_but_budget is not None:
+            plan = with_budget(same_but_budget, plan_dict)
         else:
             plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
     except DPReleaseError as error:

@@ -80,7 +80,8 @@ def test_a_session_keeps_the_allocations_of_a_few_plans_only():
 
 def test_a_what_if_parses_only_the_budget_and_keeps_the_schema_object():
     """A new ε keeps the parsed columns (their digest keys the allocation's caches) and gives
-    the plan and figures a full parse of the same plan gives; any other edit parses again."""
+    the plan and figures a full parse of the same plan gives; any other edit parses again,
+    even one made in place."""
     app = _what_if(go(open_app(), "pages/budget.py"), "2")
     before = workspace(app).memo.parsed[1]
     _what_if(app, "2.7")
@@ -91,11 +92,7 @@ def test_a_what_if_parses_only_the_budget_and_keeps_the_schema_object():
     assert workspace(app).memo.checked[list(workspace(app).memo.checked)[-1]][1].total == (
         allocate(fresh).total
     )
-    edited = workspace(app).plan  # an ε edited with new columns (an equal copy)
-    workspace(app).plan = {
-        **edited,
-        "columns": dict(edited["columns"]),
-        "budget": {**edited["budget"], "epsilon": 2.9},
-    }
+    workspace(app).plan["tables"].append({"name": "sex_again", "by": ["sex"]})  # in place
     app.run()
-    assert workspace(app).memo.parsed[1].schema is not before.schema  # parsed again
+    parsed = workspace(app).memo.parsed[1]  # seen by text: parsed again, the table in it
+    assert parsed.schema is not before.schema and parsed.tables[-1].name == "sex_again"
