@@ -292,7 +292,7 @@ def _checked(ws: Workspace) -> _Checked:
     if text in recent:
         recent[text] = recent.pop(text)  # the most recent last
         return recent[text]
-    rest = _without_budget(ws.plan)  # by text: a part changed in place is seen too
+    rest = _without_budget(ws.plan, key)  # by text: a part changed in place is seen too
     last = ws.memo.parsed
     if _is_the_sample_plan(key):
         result = shared("checked", text, lambda: _parse_and_allocate(ws.plan))
@@ -308,8 +308,13 @@ def _checked(ws: Workspace) -> _Checked:
     return result
 
 
-def _without_budget(plan_dict: PlanDict) -> str:
-    """The plan's text but its budget: equal texts, equal plans but for the budget."""
+def _without_budget(plan_dict: PlanDict, key: str) -> str:
+    """The plan's text but its budget: equal texts, equal plans but for the budget. Read off
+    its text `key` (`plan_key`) when the budget is its first key, as it is in every plan
+    (keys are sorted, and no other top-level key sorts before it): no second encoding."""
+    first = '{"budget": ' + json.dumps(plan_dict.get("budget"), sort_keys=True)
+    if "budget" in plan_dict and key.startswith(first):
+        return key[len(first) :]
     return json.dumps({k: v for k, v in plan_dict.items() if k != "budget"}, sort_keys=True)
 
 
