@@ -36,7 +36,7 @@ from dprelease.ledger.store import Ledger
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict
 from dprelease.plan.model import Plan
-from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict
+from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict, with_budget
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
 from dprelease.release.service import UploadData, open_ledger
@@ -114,6 +114,7 @@ class Memo:
     wanted_data: str | None = None  # `ui/session.py`: the data file a resumed plan was made for
     plan_slot: Any = None  # `ui/sidebar.py`: the sidebar's slot for the plan's figures (this run's)
     declared: tuple[str, Any] | None = None  # `ui/declared_labels.py`: (SHA, the file's labels)
+    parsed: tuple[str, Plan] | None = None  # `_checked`: the last plan's text but budget, parse
 
 
 @dataclass
@@ -299,19 +300,41 @@ def _checked(ws: Workspace) -> _Checked:
     if text in recent:
         recent[text] = recent.pop(text)  # the most recent last
         return recent[text]
+    rest = _without_budget(ws.plan, key)  # by text: a part changed in place is seen too
+    last = ws.memo.parsed
     if _is_the_sample_plan(key):
         result = shared("checked", text, lambda: _parse_and_allocate(ws.plan))
+    elif last is not None and last[0] == rest:
+        result = _parse_and_allocate(ws.plan, last[1])  # a what-if: only the budget moved
     else:
         result = _parse_and_allocate(ws.plan)
+    if result[0] is not None:
+        ws.memo.parsed = (rest, result[0])
     recent[text] = result
     while len(recent) > RECENT_PLANS:
         del recent[next(iter(recent))]
     return result
 
 
-def _parse_and_allocate(plan_dict: PlanDict) -> _Checked:
+def _without_budget(plan_dict: PlanDict, key: str) -> str:
+    """The plan's text but its budget: equal texts, equal plans but for the budget. Read off
+    its text `key` (`plan_key`) when the budget is its first key, as it is in every plan
+    (keys are sorted, and no other top-level key sorts before it): no second encoding."""
+    first = '{"budget": ' + json.dumps(plan_dict.get("budget"), sort_keys=True)
+    if "budget" in plan_dict and key.startswith(first):
+        return key[len(first) :]
+    return json.dumps({k: v for k, v in plan_dict.items() if k != "budget"}, sort_keys=True)
+
+
+def _parse_and_allocate(plan_dict: PlanDict, same_but_budget: Plan | None = None) -> _Checked:
+    """`same_but_budget`: the plan parsed from `plan_dict` but its budget, if known (only the
+    budget is then parsed, and the plan keeps the Schema whose digest keys the allocation's
+    caches)."""
     try:
-        plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
+        if same_but_budget is not None:
+            plan = with_budget(same_but_budget, plan_dict)
+        else:
+            plan = parse_plan(plan_dict, max_cells=MAX_CELLS)
     except DPReleaseError as error:
         return None, None, every_problem(error)
     if not plan.tables:

@@ -281,8 +281,13 @@ def update_table(plan: PlanDict, name: str, /, **changes: Any) -> PlanDict:
 
 
 def set_budget(plan: PlanDict, **changes: Any) -> PlanDict:
-    """Change budget fields; None removes one (e.g. rho when ε is given)."""
-    out = _copy(plan)
+    """Change budget fields; None removes one (e.g. rho when ε is given).
+
+    Only the budget is copied: the new plan shares every other part with `plan` (no edit
+    changes a plan in place), so a what-if does not copy a 3,000-code domain, and the
+    dashboard sees by identity that only the budget moved (`ui/state.py`)."""
+    out = dict(plan)
+    out["budget"] = dict(plan.get("budget") or {})
     for key, value in changes.items():
         if value is None:
             out["budget"].pop(key, None)

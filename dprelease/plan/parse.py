@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -107,18 +108,7 @@ def parse_plan(raw: object, base_dir: Path | None = None, *, max_cells: int = MA
             elif spec is not None:
                 tables.append(spec)
 
-    budget_raw = bag.mapping(top.get("budget"), "budget")
-    budget = None
-    if budget_raw is not None:
-        bag.keys(budget_raw, BUDGET_KEYS, "budget")
-        budget = bag.build(
-            lambda: Budget(
-                **_budget_choices(budget_raw, top.get("strategy"), bag),
-                epsilon=number_or_none(budget_raw, "epsilon", "budget"),
-                delta=number_or_none(budget_raw, "delta", "budget"),
-                rho=number_or_none(budget_raw, "rho", "budget"),
-            )
-        )
+    budget = _budget(top, bag)
 
     unit_raw = bag.mapping(top.get("unit"), "unit")
     unit = None
@@ -234,6 +224,35 @@ def _table_to_dict(spec: TableSpec) -> dict[str, Any]:
     if spec.survey_weight is not None:
         out["survey_weight"] = spec.survey_weight.to_dict()
     return out
+
+
+def _budget(top: Mapping[str, Any], bag: Collector) -> Budget | None:
+    budget_raw = bag.mapping(top.get("budget"), "budget")
+    if budget_raw is None:
+        return None
+    bag.keys(budget_raw, BUDGET_KEYS, "budget")
+    return bag.build(
+        lambda: Budget(
+            **_budget_choices(budget_raw, top.get("strategy"), bag),
+            epsilon=number_or_none(budget_raw, "epsilon", "budget"),
+            delta=number_or_none(budget_raw, "delta", "budget"),
+            rho=number_or_none(budget_raw, "rho", "budget"),
+        )
+    )
+
+
+def with_budget(plan: Plan, raw: object) -> Plan:
+    """`plan` with the budget (and top-level `strategy`) of the plan mapping `raw`, whose every
+    other part `plan` was parsed from: the dashboard's what-if, where only the budget moved.
+    The columns and their domains are not parsed again, and the plan keeps its `Schema`
+    object, whose digest keys the allocation's caches. Problems are those `parse_plan(raw)`
+    reports: the rest of the plan has none."""
+    bag = Collector()
+    top = bag.mapping(raw, "The plan")
+    budget = _budget(top, bag) if top else None
+    if bag.problems or budget is None:
+        raise PlanError.from_problems(bag.problems or ["The plan could not be read."])
+    return replace(plan, budget=budget)
 
 
 def _budget_choices(

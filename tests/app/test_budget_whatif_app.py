@@ -76,3 +76,23 @@ def test_a_session_keeps_the_allocations_of_a_few_plans_only():
     for k in range(RECENT_PLANS + 3):
         _what_if(app, f"{1 + k / 4:g}")
     assert len(workspace(app).memo.checked) == RECENT_PLANS
+
+
+def test_a_what_if_parses_only_the_budget_and_keeps_the_schema_object():
+    """A new ε keeps the parsed columns (their digest keys the allocation's caches) and gives
+    the plan and figures a full parse of the same plan gives; any other edit parses again,
+    even one made in place."""
+    app = _what_if(go(open_app(), "pages/budget.py"), "2")
+    before = workspace(app).memo.parsed[1]
+    _what_if(app, "2.7")
+    plan = workspace(app).memo.parsed[1]
+    assert plan.schema is before.schema and plan.budget.epsilon == 2.7
+    fresh = parse_plan(workspace(app).plan, max_cells=MAX_CELLS)
+    assert plan == fresh
+    assert workspace(app).memo.checked[list(workspace(app).memo.checked)[-1]][1].total == (
+        allocate(fresh).total
+    )
+    workspace(app).plan["tables"].append({"name": "sex_again", "by": ["sex"]})  # in place
+    app.run()
+    parsed = workspace(app).memo.parsed[1]  # seen by text: parsed again, the table in it
+    assert parsed.schema is not before.schema and parsed.tables[-1].name == "sex_again"

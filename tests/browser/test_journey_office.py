@@ -1,9 +1,11 @@
-"""Issue 24's statistician, in a real browser (Debian's Chromium, Playwright, `streamlit run`),
-on the bundled sample: label the state codes from a public codebook (leading zeros kept), add
-a median income by state beside the census tables, set the budget, make the tables consistent
-(county → state), preview, release, download the zip, and see the ledger refuse a release over
-the lifetime cap. Done when it completes without an error, a lost label or a non-additive
-table.
+"""Issues 24 and 37's statistician, in a real browser (Debian's Chromium, Playwright,
+`streamlit run`), on the bundled sample: declare the state codes and the tenure labels from a
+whole published data dictionary in one step (leading zeros kept), add a median income by state
+and a survey-weighted table beside the census tables, set the budget, see the reconstruction
+attack say that it attacked nothing when no area is small enough, make the tables consistent
+(county → state), preview, see the release confirmation asked again after a reload, release,
+download the zip, and see the ledger refuse a release over the lifetime cap. Done when it
+completes without an error, a lost label or a non-additive count table.
 """
 
 from __future__ import annotations
@@ -18,18 +20,24 @@ from helpers.browser import (
     CHROMIUM_FLAGS,
     chromium_path,
     create_and_download_release,
+    file_input,
     go,
-    import_codebook,
     rows_of,
     streamlit_server,
     type_epsilon,
     wait_idle,
 )
-from helpers.office import FIPS_STATES, state_codebook_csv
+from helpers.office import FIPS_STATES
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = BROWSER_TEST
 MEDIAN = "quantile_income_by_state"  # the name the Tables page gives the statistic below
+TENURE = {"Owner": "Owner-occupied", "Renter": "Rented"}
+DICTIONARY = {  # a published codebook: every column it declares, at once
+    "state": {"description": "State (FIPS code)", "values": FIPS_STATES},
+    "tenure": {"description": "Tenure of the household", "values": TENURE},
+}
+CONSENT = "I understand that this spends"
 
 
 def no_error(page, step: str) -> None:
@@ -51,8 +59,65 @@ def add_median_income_by_state(page) -> None:
     wait_idle(page)
 
 
+def import_dictionary(page, path) -> None:
+    """On the Data page: read the whole dictionary, see what it sets, apply it in one click."""
+    page.get_by_text("Import a whole data dictionary").click()
+    page.locator(file_input("dictionary_upload")).set_input_files(str(path))
+    apply = page.get_by_role("button", name="Apply to 2 column(s): state, tenure")
+    apply.wait_for()
+    section = page.locator('[data-testid="stExpander"]').filter(has_text="whole data dictionary")
+    # what it sets, before it sets it
+    playwright_api.expect(section.locator('[data-testid="stDataFrame"]')).to_have_count(1)
+    apply.click()
+    wait_idle(page)
+
+
+def weigh_table(page, table: str, column: str, bound: str) -> None:
+    """On the Tables page: the table's cells become totals of `column`, clamped to [0, bound]."""
+    for key, value in (("weight_table", table), ("weight_column", column)):
+        select = page.locator(f".st-key-{key} input")
+        select.click()
+        select.fill(value)
+        select.press("Enter")
+    page.locator(".st-key-weight_bound input").fill(bound)
+    page.get_by_role("button", name="Set survey weight").click()
+    wait_idle(page)
+
+
+def attack_nothing(page) -> None:
+    """On the Risk page: states are all above the largest area, so nothing is attacked."""
+    for key, value in (("risk_level", "state"), ("risk_max_people", "50")):
+        box = page.locator(f".st-key-{key} input")
+        box.click()
+        box.fill(value)
+        box.press("Enter")
+        wait_idle(page)
+    page.get_by_role("button", name="Run the attack").click()
+    page.get_by_text("Nothing was attacked").wait_for()
+    assert "0.0%" not in page.locator('[data-testid="stMain"]').inner_text()  # no rates shown
+
+
+def consent_box(page):
+    return page.get_by_role("checkbox", name=CONSENT)
+
+
+def consent_is_asked_again_after_a_reload(page) -> None:
+    """On the Release page: a confirmation ticked, then the page reloaded and the plan resumed:
+    the box is empty again (a consent is given for one release, in one session)."""
+    page.get_by_text(CONSENT).click()
+    playwright_api.expect(consent_box(page)).to_be_checked()
+    page.on("dialog", lambda dialog: dialog.accept())  # "leave the page?": the plan is unreleased
+    page.reload()
+    page.get_by_text("Resume your plan from").wait_for()
+    page.locator(".st-key-resume_plan").get_by_role("button").click()
+    page.get_by_role("heading", name="5 · Release").wait_for()
+    wait_idle(page)
+    playwright_api.expect(consent_box(page)).not_to_be_checked()
+
+
 def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
-    (tmp_path / "states.csv").write_text(state_codebook_csv(), encoding="utf-8")
+    dictionary = tmp_path / "dictionary.json"
+    dictionary.write_text(json.dumps(DICTIONARY), encoding="utf-8")
     with (
         streamlit_server(tmp_path / "ledger.sqlite") as url,
         playwright_api.sync_playwright() as driver,
@@ -64,18 +129,25 @@ def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
         page.get_by_role("heading", name="1 · Data").wait_for()
         wait_idle(page)
 
-        import_codebook(page, "state", tmp_path / "states.csv")
+        import_dictionary(page, dictionary)
         page.get_by_text("state — categorical, 51 values, 51 labelled").wait_for()
-        no_error(page, "codebook")
+        page.get_by_text("tenure — categorical, 2 values, 2 labelled").wait_for()
+        no_error(page, "dictionary")
 
         go(page, "2 · Tables")
         add_median_income_by_state(page)
-        no_error(page, "statistic")
+        weigh_table(page, "tenure", "age", "100")
+        no_error(page, "statistic and weight")
 
         go(page, "3 · Budget")
-        type_epsilon(page, "2")
-        wait_idle(page)
+        type_epsilon(page, "2")  # a fragment run shows no status widget: wait for the total
+        page.get_by_text("The whole release is ε = 2").wait_for()
         no_error(page, "budget")
+
+        page.locator('[data-testid="stSidebarNav"]').get_by_text("Risk (confidential)").click()
+        page.get_by_role("heading", name="Risk", exact=True).wait_for()
+        wait_idle(page)
+        attack_nothing(page)
 
         go(page, "4 · Preview")
         page.get_by_text("Consistent tables").click()  # the sample plan has it off
@@ -86,6 +158,7 @@ def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
         no_error(page, "preview")
 
         go(page, "5 · Release")
+        consent_is_asked_again_after_a_reload(page)
         archive = create_and_download_release(page)
         no_error(page, "release")
         cap = page.locator(".st-key-cap_input input")
@@ -108,6 +181,11 @@ def test_the_statisticians_task_from_codebook_to_capped_ledger(tmp_path):
     counts = {t["name"]: rows_of(archive, t["file"]) for t in metadata["tables"] if "stat" not in t}
     assert {"total", "state", "county", "county_by_sex"} <= set(counts)
     (total,) = [int(row[-2]) for row in counts["total"][1:]]
+    weighted = {t["name"]: t["survey_weight"] for t in metadata["tables"] if "survey_weight" in t}
+    assert list(weighted) == ["tenure"] and weighted["tenure"]["column"] == "age"
+    tenure = counts.pop("tenure")  # weighted totals of age: labelled as counts are
+    assert tenure[0][:2] == ["tenure", "tenure_label"]
+    assert {(row[0], row[1]) for row in tenure[1:]} == set(TENURE.items())
     for name, rows in counts.items():
         head = rows[0]
         assert head[-2:] == ["count", "moe"], name

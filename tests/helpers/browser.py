@@ -78,11 +78,14 @@ def _free_port() -> int:
 
 @contextmanager
 def streamlit_server(
-    ledger: Path, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None
+    ledger: Path,
+    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+    root: Path = ROOT,
 ) -> Iterator[str]:
     """Serve the dashboard on a free local port until the block ends; yields its URL.
 
-    `on_start`, if given, receives the server process (e.g. to read its memory use)."""
+    `on_start`, if given, receives the server process (e.g. to read its memory use); `root`
+    is the checkout served (a bench serves an earlier commit's copy beside this one)."""
     port = _free_port()
     env = {**os.environ, "DPRELEASE_LEDGER": str(ledger)}
     process = subprocess.Popen(
@@ -101,7 +104,7 @@ def streamlit_server(
             "--browser.gatherUsageStats",
             "false",
         ],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,  # never read: a full pipe would block the server
