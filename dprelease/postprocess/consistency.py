@@ -40,6 +40,11 @@ CG_TOL = 1e-10  # constraint error allowed, relative to the largest count
 # solve fails the consistency check after this cap just as after 70,540.
 CG_MAX_ITERATIONS = 2_000
 ACTIVE_SET_ROUNDS = 100
+# Freeing cells the KKT test wants off their bounds can cycle (fix a thousand cells, free
+# them, fix them again: 100 rounds, then no consistent result; issue 35 bench plan 1). After
+# this many freeing rounds the fixed set only grows, which ends (the last estimate is
+# consistent and within bounds: the active set's standard, slightly conservative optimum).
+RELEASE_ROUNDS = 8
 FEASIBLE_TOL = 1e-6
 INFEASIBLE_TOL = 1e-2  # a constraint error of 1% of the counts: diverged, not short
 
@@ -170,11 +175,15 @@ def weighted_projection(
     return estimate, multipliers
 
 
-def is_consistent(constraints: Constraints, values: np.ndarray, tol: float = 1e-7) -> bool:
-    """C x = 0 up to `tol` relative to the size of the counts."""
+def is_consistent(
+    constraints: Constraints, values: np.ndarray, tol: float = 1e-7, measured: float = 0.0
+) -> bool:
+    """C x = 0 up to `tol` relative to the size of the counts (or of the `measured` counts'
+    largest, when larger: the solve's own tolerance is relative to them, and an estimate the
+    bounds pushed to about 0 keeps that absolute error; issue 35 bench plan 1)."""
     if constraints.matrix.shape[0] == 0:
         return True
-    scale = max(1.0, float(np.abs(values).max(initial=0.0)))
+    scale = max(1.0, float(np.abs(values).max(initial=0.0)), measured)
     return bool(np.abs(constraints.matrix @ values).max(initial=0.0) <= tol * scale)
 
 
@@ -194,7 +203,9 @@ def bounded_projection(
     fixed_values = measured.copy()
     free_variances = variances.copy()
     estimate, multipliers = weighted_projection(constraints, measured, variances)
-    tol = 1e-9 * max(1.0, float(np.abs(measured).max(initial=0.0)))
+    size = float(np.abs(measured).max(initial=0.0))
+    tol = 1e-9 * max(1.0, size)
+    releases = 0
     for _ in range(ACTIVE_SET_ROUNDS):
         free = free_variances > 0
         below = free & (estimate < lower - tol)
@@ -205,7 +216,8 @@ def bounded_projection(
             wanted = measured - variances * (constraints.matrix.T @ multipliers)
             fixed = (free_variances == 0) & (variances > 0)
             release = fixed & (wanted > lower + tol) & (wanted < upper - tol)
-            if not release.any():
+            releases += 1
+            if not release.any() or releases > RELEASE_ROUNDS:
                 break
             fixed_values[release] = measured[release]
             free_variances[release] = variances[release]
@@ -216,14 +228,14 @@ def bounded_projection(
         estimate, multipliers = weighted_projection(
             constraints, fixed_values, free_variances, multipliers
         )
-        if not is_consistent(constraints, estimate, INFEASIBLE_TOL):
+        if not is_consistent(constraints, estimate, INFEASIBLE_TOL, size):
             # the fixed cells have no consistent completion (the solve diverged), and fixing
             # more cannot give them one: each further round was a solve to the iteration cap
             # (issue 35, finding 9). A solve merely short of FEASIBLE_TOL goes on, warm-started.
             return None
     else:  # many rounds: fix all remaining offenders at once (still consistent if feasible)
         estimate = np.clip(estimate, lower, upper)
-    if not is_consistent(constraints, estimate, FEASIBLE_TOL):
+    if not is_consistent(constraints, estimate, FEASIBLE_TOL, size):
         return None
     # bounds hold exactly for fixed cells; snap float dust on free ones
     result: np.ndarray = np.clip(estimate, lower, upper)
