@@ -45,6 +45,10 @@ ACTIVE_SET_ROUNDS = 100
 # this many freeing rounds the fixed set only grows, which ends (the last estimate is
 # consistent and within bounds: the active set's standard, slightly conservative optimum).
 RELEASE_ROUNDS = 8
+# All the conjugate-gradient iterations one bounded projection may take (a round's solve may
+# take up to CG_MAX_ITERATIONS of them when many cells are fixed: 27 such solves on 16,000
+# cells took 22 s; issue 35 bench plan 22). `postprocess.cost` admits this many.
+ACTIVE_SET_ITERATIONS = 5_000
 FEASIBLE_TOL = 1e-6
 INFEASIBLE_TOL = 1e-2  # a constraint error of 1% of the counts: diverged, not short
 
@@ -112,7 +116,12 @@ def structure(schema: Schema, bys: tuple[tuple[str, ...], ...]) -> tuple[Workloa
 
 
 def _solve_multipliers(
-    matrix: Any, variances: np.ndarray, rhs: np.ndarray, guess: Any, atol: float
+    matrix: Any,
+    variances: np.ndarray,
+    rhs: np.ndarray,
+    guess: Any,
+    atol: float,
+    budget: list[int] | None = None,
 ) -> np.ndarray:
     """λ with (C V Cᵀ) λ = rhs by Jacobi-preconditioned conjugate gradients.
 
@@ -124,7 +133,8 @@ def _solve_multipliers(
     in (220 three-way tables over two-valued columns: 12,000 entries of C, 242,000 of C V Cᵀ),
     and each product then cost five times the two thin ones. The loop is plain numpy (scipy's
     `cg` spent more per iteration on its own bookkeeping than on the products; issue 35,
-    finding 9); it is the same iteration, to the same tolerance and cap.
+    finding 9); it is the same iteration, to the same tolerance and cap. `budget` (one
+    count, of iterations left to a caller's several solves) caps it further, and is spent.
     """
     size = matrix.shape[0]
     transposed = matrix.T.tocsr()
@@ -138,7 +148,10 @@ def _solve_multipliers(
         step = inverse * residual
         direction = step.copy()
         rz = float(residual @ step)
-        for _ in range(min(20 * size, CG_MAX_ITERATIONS)):
+        cap = min(20 * size, CG_MAX_ITERATIONS, *(budget or ()))
+        for _ in range(cap):
+            if budget is not None:
+                budget[0] -= 1
             if not math.sqrt(float(residual @ residual)) > atol:  # done (or NaN)
                 break
             product = matrix @ (variances * (transposed @ direction))
@@ -160,6 +173,7 @@ def weighted_projection(
     measured: np.ndarray,
     variances: np.ndarray,
     guess: np.ndarray | None = None,
+    budget: list[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """argmin Σ (x − y)²/v subject to C x = 0 (cells with v = 0 stay as measured).
 
@@ -170,7 +184,7 @@ def weighted_projection(
         return measured.copy(), np.zeros(0)
     residual = matrix @ measured
     atol = CG_TOL * max(1.0, float(np.abs(measured).max(initial=0.0)))
-    multipliers = _solve_multipliers(matrix, variances, residual, guess, atol)
+    multipliers = _solve_multipliers(matrix, variances, residual, guess, atol, budget)
     estimate = measured - variances * (matrix.T @ multipliers)
     return estimate, multipliers
 
@@ -197,12 +211,15 @@ def bounded_projection(
     """Consistent estimate within [lower, upper] by the active set; None when infeasible.
 
     Starts from the unbounded projection; each round fixes every free cell outside its bounds
-    at the bound it crossed and re-solves the rest. The set of fixed cells only grows, so it
-    ends after at most as many rounds as cells (in practice a handful).
+    at the bound it crossed and re-solves the rest (and frees, up to RELEASE_ROUNDS times, the
+    fixed cells that want to leave their bounds). At most ACTIVE_SET_ITERATIONS
+    conjugate-gradient iterations in all (what admission counts, `postprocess.cost`): past
+    them, None.
     """
     fixed_values = measured.copy()
     free_variances = variances.copy()
-    estimate, multipliers = weighted_projection(constraints, measured, variances)
+    budget = [ACTIVE_SET_ITERATIONS]
+    estimate, multipliers = weighted_projection(constraints, measured, variances, None, budget)
     size = float(np.abs(measured).max(initial=0.0))
     tol = 1e-9 * max(1.0, size)
     releases = 0
@@ -226,8 +243,10 @@ def bounded_projection(
             fixed_values[above] = upper[above]
             free_variances[below | above] = 0.0
         estimate, multipliers = weighted_projection(
-            constraints, fixed_values, free_variances, multipliers
+            constraints, fixed_values, free_variances, multipliers, budget
         )
+        if budget[0] <= 0:  # out of the work admitted (issue 35 bench plan 22: 34 s)
+            return None
         if not is_consistent(constraints, estimate, INFEASIBLE_TOL, size):
             # the fixed cells have no consistent completion (the solve diverged), and fixing
             # more cannot give them one: each further round was a solve to the iteration cap
