@@ -117,5 +117,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"release written to {out}")
         print(f"post-processing: {', '.join(release.steps_applied) or 'none'}")
         for step in release.steps_skipped:
-            print(f"note: post-processing step '{step}' cannot hold with consistency; skipped.")
+            print(
+                f"note: post-processing step '{step}' could not be held with consistency; skipped."
+            )
     return 0

@@ -209,7 +209,7 @@ def derived_postprocess(
             for k, value in enumerate(cells)
         }
     try:
-        result = consistent_pipeline(problem, settings, pinned=pins)
+        result = consistent_pipeline(problem, settings, pinned=pins, fallback=False)
     except InternalError:
         # the tables left to the joint step have no non-negative completion of the fixed
         # ones (possible when three or more of them overlap in a cycle): fix the total only

@@ -45,7 +45,7 @@ from dprelease.postprocess.consistency import (
     structure,
     weighted_projection,
 )
-from dprelease.postprocess.rounding import RoundingMethod, controlled_round
+from dprelease.postprocess.rounding import RoundingFailed, RoundingMethod, controlled_round
 from dprelease.postprocess.shrinkage import shrink_tables
 from dprelease.postprocess.weight_groups import mixed, weight_groups
 
@@ -195,11 +195,14 @@ def consistent_pipeline(
     settings: Postprocess,
     rounding: RoundingMethod = "auto",
     pinned: dict[int, float] | None = None,
+    fallback: bool = True,
 ) -> PostprocessResult:
     """The four steps with ``consistent`` on: every step keeps the constraints exactly.
 
     `pinned` (cell index → value) holds cells at a value: their bounds are that value, so the
     other steps move counts around them (`dprelease.postprocess.derived` pins the grand total).
+    Without `fallback`, bounds or rounding that cannot be met raise InternalError (the caller
+    tries fewer pins); with it, the step is skipped and said so (issue 35 bench plans 1, 22).
     """
     constraints = problem.constraints
     applied = ["consistent"]
@@ -220,28 +223,39 @@ def consistent_pipeline(
     upper = _pin(np.full(size, upper_bound), pins)
     if wants_clamp or settings.nonnegative or pins:
         estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
-        if estimate is None and not wants_clamp:  # the same bounds again would fail again
-            raise InternalError("non-negative consistent tables always exist")
-        if estimate is None:  # the clamp cannot hold with consistency: keep only x ≥ 0
+        if estimate is None and wants_clamp:  # the clamp cannot hold with consistency: x ≥ 0
             skipped.append("clamp")
             wants_clamp = False
             lower = _pin(np.full(size, 0.0 if settings.nonnegative else -math.inf), pins)
             upper = _pin(np.full(size, math.inf), pins)
             estimate = bounded_projection(constraints, measured, problem.variances, lower, upper)
-            if estimate is None:
-                raise InternalError("non-negative consistent tables always exist")
+        nonnegative = settings.nonnegative
+        if estimate is None and not fallback:
+            raise InternalError("no consistent tables within the bounds and pins")
+        if estimate is None:  # out of its admitted work (or numerically lost): consistency
+            # alone, the held cells kept, and said so (issue 35 bench plans 1 and 22)
+            skipped += ["nonnegative"] if nonnegative else []
+            nonnegative = False
+            lower = _pin(np.full(size, -math.inf), pins)
+            upper = _pin(np.full(size, math.inf), pins)
+            estimate, _ = weighted_projection(constraints, measured, problem.variances)
         applied += ["clamp"] if wants_clamp else []
-        applied += ["nonnegative"] if settings.nonnegative else []
+        applied += ["nonnegative"] if nonnegative else []
     else:
         estimate, _ = weighted_projection(constraints, measured, problem.variances)
     method = None
     if settings.integer:
         held = problem.variances <= 0  # fixed cells: pinned by their bounds, no weight needed
         weights = np.where(held, 0.0, 1.0 / np.where(held, 1.0, problem.variances))
-        estimate, method = controlled_round(
-            problem.workload, constraints, estimate, weights, lower, upper, rounding
-        )
-        applied.append("integer")
+        try:
+            estimate, method = controlled_round(
+                problem.workload, constraints, estimate, weights, lower, upper, rounding
+            )
+            applied.append("integer")
+        except RoundingFailed as failed:  # no whole tables meet the rounded sub-tables
+            if not fallback:
+                raise InternalError(str(failed)) from failed
+            skipped.append("integer")
     return PostprocessResult(problem.split(estimate), tuple(applied), tuple(skipped), method)
 
 

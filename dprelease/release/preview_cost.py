@@ -25,7 +25,7 @@ def preview_simulations(plan: Any) -> int:
 def preview_estimate(plan: Any, data: DataSize) -> Estimate:
     count = preview_simulations(plan)
     path = f"{count} simulated draws" if count else "no accuracy simulation"
-    return Estimate("preview", count * run_ns(plan), 0, "ACCURACY_WORK_NS", path)
+    return Estimate("preview", count * run_ns(plan, typical=True), 0, "ACCURACY_WORK_NS", path)
 
 
 register("preview", preview_estimate)

@@ -33,7 +33,10 @@ def cell_index(schema: Schema, columns: dict[str, np.ndarray], key: Key, rows: i
 
 
 def _place(schema: Schema, columns: dict[str, np.ndarray], key: Key, cells: np.ndarray) -> None:
-    """Write the codes of a clique's cells, and of their ancestors, into the rows' columns."""
+    """Write the codes of a clique's cells, and of their ancestors, into the rows' columns (a
+    clique over no column, the grand total, writes none: its rows are only counted)."""
+    if not key:
+        return
     shape = tuple(schema[name].size for name in key)
     for name, codes in zip(key, np.unravel_index(cells, shape), strict=True):
         columns[name] = codes.astype(CODE_TYPE)
