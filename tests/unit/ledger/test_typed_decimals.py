@@ -117,3 +117,22 @@ def test_ledger_show_json_reads_as_typed(tmp_path):
     )
     account = shown["datasets"][0]
     assert account["spent"]["epsilon"] == 1.4 and account["left"]["epsilon"] == 0.1
+
+
+def test_a_format_4_ledger_is_upgraded_on_either_backend(ledger_at):
+    """The upgrade through the ledger's own connection: SQLite and a real PostgreSQL server."""
+    ledger = Ledger(ledger_at)
+    charge(ledger, "old", 0.4)
+    with ledger._connection() as conn:
+        conn.begin_write()
+        conn.execute("UPDATE charges SET epsilon = ?", (0.4,))
+        conn.set_version(4)
+        conn.commit()
+    upgraded = Ledger(ledger_at)
+    with upgraded._connection() as conn:
+        conn.begin_read()
+        (stored,) = conn.execute("SELECT epsilon FROM charges").fetchone()
+        assert conn.version() == FORMAT
+        conn.rollback()
+    assert typed_value(stored) >= Fraction(0.4) and Fraction(stored) >= Fraction(0.4)
+    assert upgraded.balance(A).spent_epsilon == decimal_up(typed_value(stored))
