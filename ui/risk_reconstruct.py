@@ -78,15 +78,9 @@ def reconstruction_section(ws: Workspace, plan: Plan | None, plan_problem: str |
             task = ReconstructTask(plan, level, per_area, max_areas, seconds)
             admit_reconstruct(task, upload_size(ws))  # issue 35: before the data are read
             encoded = load_data(upload.data, plan, filename=upload.name)
+            options = task.attack_options()
             result = reconstruction_attack(
-                plan,
-                encoded,
-                level=level,
-                max_people=max_people,
-                seconds_per_area=seconds,
-                max_areas=max_areas,
-                per_area=per_area,
-                progress=show,
+                plan, encoded, **options, max_people=max_people, progress=show
             )
             ws.memo.risk_attack = result.to_dict()
         except NothingToAttack as error:  # no table of rates stands for "not run"

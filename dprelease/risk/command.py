@@ -188,15 +188,7 @@ def run_reconstruct(args: argparse.Namespace) -> int:
 
     try:
         result = reconstruction_attack(
-            plan,
-            encoded,
-            level=args.level,
-            max_people=args.max_people,
-            seconds_per_area=args.seconds_per_area,
-            max_areas=args.max_areas,
-            release_dir=args.epsilon_release,
-            per_area=args.per_area,
-            progress=progress,
+            plan, encoded, **task.attack_options(), max_people=args.max_people, progress=progress
         )
     except NothingToAttack as error:  # exit 2, one line, naming this command's options
         raise DataError(

@@ -44,6 +44,16 @@ class ReconstructTask:
     seconds_per_area: float = 2.0
     release_dir: str | Path | None = None
 
+    def attack_options(self) -> dict[str, Any]:
+        """The options `reconstruction_attack` takes from the task: the same that were admitted."""
+        return {
+            "level": self.level,
+            "per_area": self.per_area,
+            "max_areas": self.max_areas,
+            "seconds_per_area": self.seconds_per_area,
+            "release_dir": self.release_dir,
+        }
+
 
 def risk_estimate(task: RiskTask, data: DataSize) -> Estimate:
     values = (data.bytes or 0) // _MIN_VALUE_BYTES

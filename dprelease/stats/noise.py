@@ -20,6 +20,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from dprelease.accounting.mechanisms.preview import PreviewDraws
 from dprelease.accounting.mechanisms.registry import Noise
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.stats.ranks import rank_errors
@@ -50,17 +51,8 @@ class StatNoise(Protocol):
         ...
 
 
-class PreviewNoise:
+class PreviewNoise(PreviewDraws):
     """numpy's pseudo-random noise with a seedable generator: for a PREVIEW only."""
-
-    secure = False
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def counts(self, true: np.ndarray, noise: Noise, sens: Sensitivity) -> np.ndarray:
-        noisy: np.ndarray = true + noise.preview(true.size, self.rng)
-        return noisy
 
     def quantile(
         self, grid: np.ndarray, q: Fraction, scale: float, d_in: int, rho: Fraction

@@ -28,6 +28,7 @@ from typing import Protocol
 import numpy as np
 
 from dprelease.accounting.mechanisms import Noise
+from dprelease.accounting.mechanisms.preview import PreviewDraws
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import ancestor_codes, ancestors
@@ -64,17 +65,8 @@ class SynthesisNoise(Protocol):
         ...
 
 
-class PreviewSynthesisNoise:
+class PreviewSynthesisNoise(PreviewDraws):
     """numpy's pseudo-random noise with a seedable generator: for a PREVIEW only."""
-
-    secure = False
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def counts(self, true: np.ndarray, noise: Noise, sens: Sensitivity) -> np.ndarray:
-        noisy: np.ndarray = true + noise.preview(true.size, self.rng)
-        return noisy
 
     def choose(self, scores: np.ndarray, scale: float, epsilon: Fraction, d_in: int) -> int:
         noisy = scores / scale + self.rng.gumbel(size=scores.size)  # a PREVIEW only
