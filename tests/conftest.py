@@ -25,6 +25,12 @@ from hypothesis import settings
 
 from helpers import ROOT
 
+# One BLAS thread per process: the suite runs one worker per core, and OpenBLAS's own threads
+# then spin against the other worker's (a Hadamard transform of 2^22 values took 5.2 s instead
+# of 0.6 s; one heavy-hitter test 68 s instead of 14). Set before numpy is first imported, so
+# the workers, the CLI's child processes and the Streamlit servers all read it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set (as on our machines): otherwise
 # each worker rewrote every test module at collection (13 s instead of 8) and every Streamlit
 # server and child process compiled the package again. The caches are git-ignored.

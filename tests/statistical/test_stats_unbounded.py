@@ -16,6 +16,7 @@ sample-and-aggregate mean, checked against oracles, the guarantee and the data.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -52,6 +53,7 @@ DELTA = 1e-3
 LAPLACE = SmoothParameters("laplace", EPSILON / 2, EPSILON / (2 * math.log(2 / DELTA)), 1)
 
 
+@functools.cache  # each data set is in six pairs: its bound is computed once
 def _smooth(values, q, params):
     """(f(D), S(D)/a): the location and scale of the declared output law."""
     x = padded(np.asarray(values, dtype=float), LO, HI)
@@ -121,18 +123,34 @@ def _pairs():
             yield neighbour, data
 
 
+def _cauchy_logpdf(y, location, scale):
+    return -np.log(np.pi * scale) - np.log1p(((y - location) / scale) ** 2)
+
+
+def _laplace_pdf(y, location, scale):
+    return np.exp(-np.abs(y - location) / scale) / (2 * scale)
+
+
+def test_the_audits_densities_are_scipys():
+    # The exact audits below use these closed forms (scipy's own calls were 9 s of the audit).
+    y = np.linspace(-50, 50, 1001)
+    assert _cauchy_logpdf(y, 3.0, 0.7) == pytest.approx(stats.cauchy.logpdf(y, 3.0, 0.7))
+    assert _laplace_pdf(y, 3.0, 0.7) == pytest.approx(stats.laplace.pdf(y, 3.0, 0.7))
+
+
 def _profile(law, params, q):
     """The worst loss (Cauchy: sup_y ln p/p′) or δ(ε) (Laplace) over the structured pairs."""
     ys = np.concatenate([-np.logspace(-4, 6, 400)[::-1], [0.0], np.logspace(-4, 6, 400)])
-    dist = stats.cauchy if law == "cauchy" else stats.laplace
     worst = 0.0
     for a, b in _pairs():
         (fa, sa), (fb, sb) = _smooth(a, q, params), _smooth(b, q, params)
         y = np.sort(np.concatenate([fa + ys * sa, fb + ys * sb]))
         if law == "cauchy":
-            value = float(np.max(dist.logpdf(y, fa, sa) - dist.logpdf(y, fb, sb)))
+            value = float(np.max(_cauchy_logpdf(y, fa, sa) - _cauchy_logpdf(y, fb, sb)))
         else:
-            excess = np.maximum(0, dist.pdf(y, fa, sa) - math.exp(EPSILON) * dist.pdf(y, fb, sb))
+            excess = np.maximum(
+                0, _laplace_pdf(y, fa, sa) - math.exp(EPSILON) * _laplace_pdf(y, fb, sb)
+            )
             value = float(np.trapezoid(excess, y))
         worst = max(worst, value)
     return worst
