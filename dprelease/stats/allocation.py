@@ -92,8 +92,7 @@ def allocate(plan: Plan) -> PlanAllocation:
     # issue 37.4: priced within the decimals the budget was typed as
     priced = _measured(spendable_plan(plan))
     accountant = plan_accountant(priced)  # resolved once per plan, and passed down
-    settled = replace(priced, budget=replace(priced.budget, accounting=accountant.name))
-    allocation = allocate_with_statistics(settled, accountant)
+    allocation = allocate_with_statistics(priced, accountant)
     total = accountant.reported(allocation.total, plan.budget)
     return allocation if total == allocation.total else replace(allocation, total=total)
 
@@ -264,9 +263,10 @@ def _parts(
 
 def allocate_with_statistics(plan: Plan, accountant: Accountant) -> PlanAllocation:
     """The allocation of a plan with statistics or discoveries by its settled `accountant`
-    (see the module docstring). Where the accountant's composition states less than the plan's
-    total (Rényi with ε-DP statistics), every share grows by what it saves (`spare_scale`),
-    and the grown release is kept only if its exact guarantee still fits."""
+    (the plan's `accounting` may still say `auto`; see the module docstring). Where the
+    accountant's composition states less than the plan's total (Rényi with ε-DP
+    statistics), every share grows by what it saves (`spare_scale`), and the grown release
+    is kept only if its exact guarantee still fits."""
     allocation, parts = _allocate_at(plan, accountant, Fraction(1))
     scale = accountant.spare_scale(parts, plan.budget)
     for _ in range(SPARE_TRIES):

@@ -145,9 +145,10 @@ class Accountant(ABC):
         return problems
 
     def counts_budget(self, budget: Budget, left: Fraction, delta: Fraction | None) -> Budget:
-        """The budget of the count tables once statistics took theirs: what is `left` in the
-        unit, and its δ (None: the plan's), each rounded down."""
-        return self._counts_budget(budget, round_down(left), _granted(delta, budget.delta))
+        """The budget of the count tables once statistics took theirs, under this accountant:
+        what is `left` in the unit, and its δ (None: the plan's), each rounded down."""
+        amount, granted = round_down(left), _granted(delta, budget.delta)
+        return replace(self._counts_budget(budget, amount, granted), accounting=self.name)
 
     def _counts_budget(self, budget: Budget, amount: float, delta: float | None) -> Budget:
         return replace(budget, epsilon=amount, delta=delta)
