@@ -147,8 +147,9 @@ class Accountant(ABC):
     def counts_budget(self, budget: Budget, left: Fraction, delta: Fraction | None) -> Budget:
         """The budget of the count tables once statistics took theirs, under this accountant:
         what is `left` in the unit, and its δ (None: the plan's), each rounded down."""
-        amount, granted = round_down(left), _granted(delta, budget.delta)
-        return replace(self._counts_budget(budget, amount, granted), accounting=self.name)
+        granted = budget.delta if delta is None else round_down(delta)
+        counts = self._counts_budget(budget, round_down(left), granted)
+        return replace(counts, accounting=self.name)
 
     def _counts_budget(self, budget: Budget, amount: float, delta: float | None) -> Budget:
         return replace(budget, epsilon=amount, delta=delta)
@@ -329,7 +330,3 @@ class Accountant(ABC):
         if target.epsilon is not None:
             check_within(Fraction(guarantee.epsilon), Fraction(target.epsilon), "epsilon")
         return guarantee
-
-
-def _granted(delta: Fraction | None, given: float | None) -> float | None:
-    return given if delta is None else round_down(delta)
