@@ -22,13 +22,13 @@ from dprelease.accounting.accountants.registry import accountant as accountant_n
 from dprelease.accounting.accountants.registry import check_plan as check_accounting
 from dprelease.accounting.accountants.registry import (
     chosen,
+    first,
     forced,
     is_auto,
-    settled,
     strategy_accountants,
 )
 from dprelease.accounting.allocated import Allocation, TableBudget, priced
-from dprelease.accounting.composition import Guarantee, reported_total
+from dprelease.accounting.composition import Guarantee
 from dprelease.accounting.mechanisms import Noise
 from dprelease.accounting.shares import (
     additive_shares,
@@ -45,7 +45,14 @@ from dprelease.plan.table_spec import Sensitivity, TableSpec, sensitivity
 if TYPE_CHECKING:
     from dprelease.accounting.auto import AccountantChoice
 
-__all__ = ["Allocation", "TableBudget", "allocate", "delta_advice", "resolve_accounting"]
+__all__ = [
+    "Allocation",
+    "TableBudget",
+    "allocate",
+    "delta_advice",
+    "plan_accountant",
+    "resolve_accounting",
+]
 
 WEAK_EPSILON = 5.0
 
@@ -196,6 +203,21 @@ def resolve_accounting(plan: Plan, sens: Sensitivity) -> tuple[Accountant, Accou
     return accountant_named(choice.winner), choice
 
 
+def plan_accountant(plan: Plan) -> Accountant:
+    """A whole plan's accountant, settled once: the plan's own, else `auto`'s. With a
+    discovered domain, one in ρ that composes the discoveries' (ε, δ) with the counts (never
+    pure); else the count tables' own choice; statistics alone: one without δ (pure)."""
+    accountant = forced(plan)
+    if accountant is not None:
+        return accountant
+    if plan.discoveries:
+        return first(lambda a: a.hosts_discovery, "for discoveries")
+    if plan.tables:
+        counts = replace(plan, statistics=(), discoveries=())
+        return resolve_accounting(counts, sensitivity(plan.unit, plan.neighbors))[0]
+    return first(lambda a: not a.needs_delta, "without δ")
+
+
 LISTED_CHOICE_NOTE = (
     "accounting: auto compared the accountants with the tables measured as listed (the "
     "strategy's error model is beyond its limit)."
@@ -233,17 +255,18 @@ def _listed_winner(plan: Plan, sens: Sensitivity) -> Accountant:
     return min(errors, key=lambda a: errors[a])
 
 
-def allocate(plan: Plan) -> Allocation:
+def allocate(plan: Plan, accountant: Accountant | None = None) -> Allocation:
     """Split the plan's budget, price each measurement's noise, and compose the release.
 
     Under `strategy: auto` with `allocation: optimal` (the defaults) the measurements are
     chosen for the published tables (`strategy_allocation`); otherwise every table is measured
     as listed and the allocation method splits the budget among them. The total is reported
-    as `reported_total` says (a budget used in full is the plan's target, not a float below).
+    as `Accountant.reported` says (a budget used in full is the plan's target, not a float below).
 
     The count tables only: a plan with statistics or discovered domains is allocated by
     `dprelease.stats.allocation.allocate` (their shares come off the total first, issue 16),
-    which hands its count tables back here."""
+    which hands its count tables back here with the `accountant` it settled (None: settled
+    here)."""
     if plan.statistics or plan.discoveries:
         raise InternalError(
             "accounting.allocation.allocate prices count tables only; a plan with statistics or "
@@ -251,15 +274,14 @@ def allocate(plan: Plan) -> Allocation:
         )
     check_accounting(plan)
     # issue 37.8: survey weights; 37.4: the typed decimals bound the spend
-    allocation = weighted_back(plan, _allocate(as_counts(spendable_plan(plan))))
-    budget = plan.budget
-    total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
+    allocation = weighted_back(plan, _allocate(as_counts(spendable_plan(plan)), accountant))
+    total = Accountant.reported(allocation.total, plan.budget)
     return allocation if total == allocation.total else replace(allocation, total=total)
 
 
-def _allocate(plan: Plan) -> Allocation:
+def _allocate(plan: Plan, given: Accountant | None) -> Allocation:
     sens = sensitivity(plan.unit, plan.neighbors)
-    accountant, choice = resolve_accounting(plan, sens)
+    accountant, choice = (given, None) if given is not None else resolve_accounting(plan, sens)
     resolved = replace(plan, budget=replace(plan.budget, accounting=accountant.name))
     target = accountant.target(resolved.budget)
     blocker = _strategy_blocker(resolved, accountant)
@@ -354,7 +376,7 @@ def _listed_allocation(
     )
     total = accountant.checked(target, shares, deltas)
     return Allocation(
-        accounting=settled(plan.budget).name,
+        accounting=accountant.name,
         allocation=plan.budget.allocation,
         confidence=plan.budget.confidence,
         total=total,

@@ -38,22 +38,13 @@ from typing import Any
 
 from dprelease.accounting.accountants.base import Accountant, ReleaseParts
 from dprelease.accounting.accountants.registry import check_plan as check_accounting
-from dprelease.accounting.accountants.registry import first, forced, is_auto, settled
 from dprelease.accounting.allocated import Allocation
 from dprelease.accounting.allocation import allocate as allocate_counts
-from dprelease.accounting.allocation import resolve_accounting
-from dprelease.accounting.composition import (
-    Guarantee,
-    check_within,
-    exact_sum,
-    reported_total,
-    round_down,
-)
+from dprelease.accounting.allocation import plan_accountant
 from dprelease.accounting.typed_budget import spendable_plan
 from dprelease.errors import BudgetError, InternalError
-from dprelease.plan.model import Budget, Plan
+from dprelease.plan.model import Plan
 from dprelease.plan.statistic import StatisticTable
-from dprelease.plan.table_spec import sensitivity
 from dprelease.stats.budget import Share
 from dprelease.stats.entry import DiscoveryBudget, StatisticBudget, calibrate, context
 from dprelease.stats.registry import DISCOVERY, kind_of
@@ -99,9 +90,10 @@ def allocate(plan: Plan) -> PlanAllocation:
         return PlanAllocation.of_counts(allocate_counts(plan))
     check_accounting(plan)
     # issue 37.4: priced within the decimals the budget was typed as
-    allocation = allocate_with_statistics(_statistics_accounting(spendable_plan(plan)))
-    budget = plan.budget
-    total = reported_total(allocation.total, budget.epsilon, budget.delta, budget.rho)
+    priced = _measured(spendable_plan(plan))
+    accountant = plan_accountant(priced)  # resolved once per plan, and passed down
+    allocation = allocate_with_statistics(priced, accountant)
+    total = accountant.reported(allocation.total, plan.budget)
     return allocation if total == allocation.total else replace(allocation, total=total)
 
 
@@ -121,27 +113,12 @@ def plan_allocation(plan: Plan, allocation: Allocation | None = None) -> PlanAll
     return PlanAllocation.of_counts(allocation)
 
 
-def _statistics_accounting(plan: Plan) -> Plan:
-    """A plan with statistics, its `accounting: auto` settled.
-
-    With a discovered domain the count tables' cells are unknown until the release, so their
-    strategy cannot be chosen in advance: they are measured as listed, under zcdp (discovery
-    is (ε, δ)-DP, so never pure). Otherwise the count tables' own choice; statistics alone:
-    pure."""
+def _measured(plan: Plan) -> Plan:
+    """With a discovered domain the count tables' cells are unknown until the release, so
+    their strategy cannot be chosen in advance: they are measured as listed."""
     if plan.discoveries:
-        plan = replace(plan, budget=replace(plan.budget, strategy="workload"))
-    if not is_auto(plan.budget.accounting):
-        return plan
-    accountant = forced(plan)
-    if accountant is None:
-        if plan.discoveries:  # (ε, δ)-DP: an accountant in ρ composes it with the counts
-            accountant = first(lambda a: a.hosts_discovery, "for discoveries")
-        elif plan.tables:
-            counts = replace(plan, statistics=(), discoveries=())
-            accountant = resolve_accounting(counts, sensitivity(plan.unit, plan.neighbors))[0]
-        else:
-            accountant = first(lambda a: not a.needs_delta, "without δ")
-    return replace(plan, budget=replace(plan.budget, accounting=accountant.name))
+        return replace(plan, budget=replace(plan.budget, strategy="workload"))
+    return plan
 
 
 # --- the shares -------------------------------------------------------------------------------
@@ -233,10 +210,10 @@ def reserve(plan: Plan, accountant: Accountant, scale: Fraction = Fraction(1)) -
         )
 
     def share(value: Fraction, delta: Fraction | None) -> Share:
-        amount = round_down(value)
+        amount = accountant.granted(value)
         if amount <= 0:
             raise BudgetError("The budget is too small to split among the statistics.")
-        delta_value = None if delta is None else round_down(delta)
+        delta_value = None if delta is None else accountant.granted(delta)
         return Share(accountant.name, **accountant.unit_fields(amount), delta=delta_value)
 
     stat_shares = []
@@ -251,7 +228,7 @@ def reserve(plan: Plan, accountant: Accountant, scale: Fraction = Fraction(1)) -
     if synthesis is not None:
         synthesis_part = share(synthesis, deltas[0] if deltas and accountant.splits_delta else None)
     parts_spent = (*stat_shares, *disc_shares, *([synthesis_part] if synthesis_part else []))
-    spent = exact_sum(s.amount for s in parts_spent)
+    spent = accountant.exact_total(s.amount for s in parts_spent)
     left = total - spent
     if plan.tables and left <= 0:
         raise BudgetError("The statistics use all of the budget; nothing is left for the counts.")
@@ -266,12 +243,7 @@ def reserve(plan: Plan, accountant: Accountant, scale: Fraction = Fraction(1)) -
 
 def _counts_plan(plan: Plan, accountant: Accountant, reservation: Reservation) -> Plan:
     """The plan of the count tables alone, with what the statistics left as its budget."""
-    budget = plan.budget
-    left = round_down(reservation.left)
-    delta = budget.delta
-    if reservation.delta_left is not None:
-        delta = round_down(reservation.delta_left)
-    new = accountant.counts_budget(budget, left, delta)
+    new = accountant.counts_budget(plan.budget, reservation.left, reservation.delta_left)
     return dataclasses.replace(plan, budget=new, statistics=(), discoveries=())
 
 
@@ -289,46 +261,22 @@ def _parts(
     )
 
 
-def _within(guarantee: Guarantee, budget: Budget) -> bool:
-    """Whether a release's guarantee is within the plan's total (ρ, ε and δ as given)."""
-    pairs = [
-        (guarantee.rho, budget.rho),
-        (guarantee.epsilon, budget.epsilon),
-        (guarantee.delta, budget.delta),
-    ]
-    return all(
-        spent is None or given is None or Fraction(spent) <= Fraction(given)
-        for spent, given in pairs
-    )
-
-
-def _checked(guarantee: Guarantee, budget: Budget) -> Guarantee:
-    """The whole release's guarantee, checked against the plan's total (the last defence)."""
-    if budget.rho is not None and guarantee.rho is not None:
-        check_within(Fraction(guarantee.rho), Fraction(budget.rho), "rho")
-    if budget.epsilon is not None:
-        check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
-    if budget.delta is not None and guarantee.delta is not None:
-        check_within(Fraction(guarantee.delta), Fraction(budget.delta), "delta")
-    return guarantee
-
-
-def allocate_with_statistics(plan: Plan) -> PlanAllocation:
-    """The allocation of a plan with statistics or discoveries, its accounting settled (see
-    the module docstring). Where the accountant's composition states less than the plan's
-    total (Rényi with ε-DP statistics), every share grows by what it saves (`spare_scale`),
-    and the grown release is kept only if its exact guarantee still fits."""
-    accountant = settled(plan.budget)  # resolved once, passed down
+def allocate_with_statistics(plan: Plan, accountant: Accountant) -> PlanAllocation:
+    """The allocation of a plan with statistics or discoveries by its settled `accountant`
+    (the plan's `accounting` may still say `auto`; see the module docstring). Where the
+    accountant's composition states less than the plan's total (Rényi with ε-DP
+    statistics), every share grows by what it saves (`spare_scale`), and the grown release
+    is kept only if its exact guarantee still fits."""
     allocation, parts = _allocate_at(plan, accountant, Fraction(1))
     scale = accountant.spare_scale(parts, plan.budget)
     for _ in range(SPARE_TRIES):
         if scale <= 1:
             break
         grown, _ = _allocate_at(plan, accountant, scale)
-        if _within(grown.total, plan.budget):
-            return replace(grown, total=_checked(grown.total, plan.budget))
+        if accountant.release_fits(grown.total, plan.budget):
+            return replace(grown, total=accountant.release_checked(grown.total, plan.budget))
         scale = 1 + (scale - 1) / 2  # the shares' rounding went over: spend half as much
-    return replace(allocation, total=_checked(allocation.total, plan.budget))
+    return replace(allocation, total=accountant.release_checked(allocation.total, plan.budget))
 
 
 SPARE_TRIES = 4
@@ -352,7 +300,9 @@ def _allocate_at(
         DiscoveryBudget(d, DISCOVERY.calibrate(d.spec, share, context(plan, ())))
         for d, share in zip(plan.discoveries, reservation.discoveries, strict=True)
     )
-    counts = allocate_counts(_counts_plan(plan, accountant, reservation)) if plan.tables else None
+    counts = None
+    if plan.tables:
+        counts = allocate_counts(_counts_plan(plan, accountant, reservation), accountant)
     costs = [s.cost for s in statistics] + [d.mechanism.cost for d in discoveries]
     synthesis = None
     if reservation.synthesis is not None:

@@ -20,7 +20,6 @@ from typing import Literal
 
 from dprelease.accounting.accountants.base import Accountant
 from dprelease.accounting.accountants.registry import ACCOUNTANTS
-from dprelease.accounting.composition import round_up
 from dprelease.errors import BudgetError, InternalError, PlanError, quote
 from dprelease.plan.table_spec import Neighbors
 
@@ -76,17 +75,14 @@ class Share:
         """What ε-DP mechanisms with these ε's cost together, in this share's unit, rounded
         up. `delta`: the cost's δ ("split": 0.0 where the accountant splits δ, else none)."""
         epsilons = [Fraction(e) for e in epsilons]
-        amount = round_up(self._pure_amount(epsilons, bounded_range))
+        amount = self.accountant.spent(self._pure_amount(epsilons, bounded_range))
         if delta == "split":
             delta = 0.0 if self.accountant.splits_delta else None
         fields = self.accountant.pure_fields(amount, sum(epsilons, Fraction(0)))
         return Share(self.accounting, delta=delta, **fields)
 
     def _pure_amount(self, epsilons: Iterable[Fraction], bounded_range: bool) -> Fraction:
-        return sum(
-            (self.accountant.of_epsilon(Fraction(e), bounded_range) for e in epsilons),
-            Fraction(0),
-        )
+        return self.accountant.pure_amount(epsilons, bounded_range)
 
     def split(self, parts: int) -> Share:
         """1/parts of this share (basic composition: ε, δ and ρ add up), rounded down."""

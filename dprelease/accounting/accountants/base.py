@@ -13,12 +13,19 @@ its type.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from dprelease.accounting.composition import Guarantee, check_within, exact_sum, round_up
+from dprelease.accounting.composition import (
+    Guarantee,
+    check_within,
+    exact_sum,
+    reported_total,
+    round_down,
+    round_up,
+)
 from dprelease.accounting.mechanisms import Mechanism, Noise
 from dprelease.errors import BudgetError, InternalError, quote
 
@@ -137,8 +144,14 @@ class Accountant(ABC):
                 problems.append(f"{where} locks delta, which only approx accounting splits.")
         return problems
 
-    def counts_budget(self, budget: Budget, amount: float, delta: float | None) -> Budget:
-        """The budget of the count tables once statistics took theirs: `amount` in the unit."""
+    def counts_budget(self, budget: Budget, left: Fraction, delta: Fraction | None) -> Budget:
+        """The budget of the count tables once statistics took theirs, under this accountant:
+        what is `left` in the unit, and its δ (None: the plan's), each rounded down."""
+        granted = budget.delta if delta is None else round_down(delta)
+        counts = self._counts_budget(budget, round_down(left), granted)
+        return replace(counts, accounting=self.name)
+
+    def _counts_budget(self, budget: Budget, amount: float, delta: float | None) -> Budget:
         return replace(budget, epsilon=amount, delta=delta)
 
     def spare_scale(self, parts: ReleaseParts, budget: Budget) -> Fraction:
@@ -155,6 +168,27 @@ class Accountant(ABC):
         if budget.epsilon is None:
             raise BudgetError("budget.epsilon is required (or budget.rho under zcdp).")
         return Fraction(budget.epsilon), None
+
+    # --- exact arithmetic: a spend is rounded up, a grant (a share, what is left) down -------
+
+    @staticmethod
+    def granted(value: Fraction) -> float:
+        """The largest float ≤ an exact share or remainder: what may be spent of it."""
+        return round_down(value)
+
+    @staticmethod
+    def spent(value: Fraction) -> float:
+        """The smallest float ≥ an exact cost: what is charged for it."""
+        return round_up(value)
+
+    @staticmethod
+    def exact_total(values: Iterable[float]) -> Fraction:
+        """Floats added exactly (shares, costs)."""
+        return exact_sum(values)
+
+    def pure_amount(self, epsilons: Iterable[Fraction], bounded_range: bool = False) -> Fraction:
+        """What ε-DP mechanisms with these ε's cost together in this unit, exactly."""
+        return sum((self.of_epsilon(Fraction(e), bounded_range) for e in epsilons), Fraction(0))
 
     # --- shares -------------------------------------------------------------------------------
 
@@ -236,6 +270,34 @@ class Accountant(ABC):
             composition = parts.counts.composition
         total_delta = round_up(delta) if self.needs_delta else None
         return Guarantee(round_up(epsilon), total_delta, None, composition)
+
+    def release_fits(self, guarantee: Guarantee, budget: Budget) -> bool:
+        """Whether a release's guarantee is within the plan's total (ρ, ε and δ as given)."""
+        pairs = [
+            (guarantee.rho, budget.rho),
+            (guarantee.epsilon, budget.epsilon),
+            (guarantee.delta, budget.delta),
+        ]
+        return all(
+            spent is None or given is None or Fraction(spent) <= Fraction(given)
+            for spent, given in pairs
+        )
+
+    def release_checked(self, guarantee: Guarantee, budget: Budget) -> Guarantee:
+        """A whole release's guarantee, checked against the plan's total (the last defence)."""
+        if budget.rho is not None and guarantee.rho is not None:
+            check_within(Fraction(guarantee.rho), Fraction(budget.rho), "rho")
+        if budget.epsilon is not None:
+            check_within(Fraction(guarantee.epsilon), Fraction(budget.epsilon), "epsilon")
+        if budget.delta is not None and guarantee.delta is not None:
+            check_within(Fraction(guarantee.delta), Fraction(budget.delta), "delta")
+        return guarantee
+
+    @staticmethod
+    def reported(total: Guarantee, budget: Budget) -> Guarantee:
+        """The composed total as files and messages report it against the plan's typed
+        budget (`composition.reported_total`)."""
+        return reported_total(total, budget.epsilon, budget.delta, budget.rho)
 
     @abstractmethod
     def compose(

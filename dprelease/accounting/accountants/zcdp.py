@@ -76,7 +76,7 @@ class Zcdp(Accountant):
         rho, order = epsilon_to_zcdp(epsilon_of(budget, self.name), delta)
         return ZcdpTarget(rho=rho, delta=delta, epsilon=budget.epsilon, cks_order=order)
 
-    def counts_budget(self, budget: Budget, amount: float, delta: float | None) -> Budget:
+    def _counts_budget(self, budget: Budget, amount: float, delta: float | None) -> Budget:
         return replace(budget, epsilon=None, rho=amount, delta=delta)
 
     def statistics_total(
