@@ -30,7 +30,8 @@ def child_env(**extra: str) -> dict[str, str]:
     """A bare environment for a child `dprelease`: this worktree's code, a plain PATH, and the
     test's own ledger (tests/conftest.py), so that a release never charges ~/.dprelease."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    for name in ("DPRELEASE_LEDGER", "PYSPARK_SUBMIT_ARGS"):  # the test's ledger; Spark's JVM
+    # the test's ledger; Spark's JVM; one BLAS thread (tests/conftest.py)
+    for name in ("DPRELEASE_LEDGER", "PYSPARK_SUBMIT_ARGS", "OPENBLAS_NUM_THREADS"):
         if name in os.environ:
             env[name] = os.environ[name]
     return {**env, **extra}
