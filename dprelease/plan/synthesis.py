@@ -143,17 +143,6 @@ def _movable(plan: Plan, near: dict[str, frozenset[str]], pair: tuple[str, str])
     return tuple(out)
 
 
-def move_limit(plan: Plan, shape: ExtraShape) -> int:
-    """The most cells a redraw's table may have: the largest a movable candidate needs given
-    its neighbours (a redraw given more, the pairs measured beside it, stays within it)."""
-    sizes = [
-        move_cells(plan, shape.neighbours[c], p.first, p.second)
-        for p in shape.candidates
-        for c in p.movable
-    ]
-    return max(sizes, default=0)
-
-
 def _determined(plan: Plan, first: str, second: str) -> bool:
     """The pair is a table's sub-table, or one column is the other's ancestor."""
     schema = plan.schema
@@ -233,7 +222,7 @@ def extra_work(plan: Plan) -> int:
     """Cell updates the share's work takes, from the plan (admission, `junction.admit_fit`):
     every candidate scored each round (true minus the model's counts, then summed), at most
     the `rounds` largest candidates raked (two margins a round) and rounded, and each round's
-    redraw at most `move_limit` cells fitted (three targets a round, then two margins) and
+    redraw at most MOVE_CELLS cells fitted (three targets a round, then two margins) and
     rounded. 0 without a share. The records' tabulations, which grow with the rows, are
     `rows_work`'s."""
     if plan.postprocess.synthetic_share is None:
@@ -241,7 +230,7 @@ def extra_work(plan: Plan) -> int:
     shape = extra_shape(plan)
     scoring = 2 * shape.rounds * candidate_cells(plan, shape)
     joining = (2 * RAKE_ROUNDS + 4) * largest_pairs(plan, shape)
-    redraws = (5 * REFIT_ROUNDS + 4) * move_limit(plan, shape) * (shape.rounds - shape.joins)
+    redraws = (5 * REFIT_ROUNDS + 4) * MOVE_CELLS * (shape.rounds - shape.joins)
     return scoring + joining + redraws
 
 

@@ -44,35 +44,39 @@ def rake(start: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 
 
 def round_two_way(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Whole numbers ≥ 0 with exactly these row and column sums, near `values`: floors, then
-    the missing units to the largest remainders, then any still missing by the north-west
-    corner rule (row and column needs always add up to the same number)."""
+    """Whole numbers ≥ 0 with exactly these row and column sums, near `values`: `values`
+    shrunk where a row or column sums to more than its margin (so that no floor is above
+    one), floors, the missing units to the largest remainders, then any still missing to
+    the largest cells in turn, as many as their row and column still need (a greedy pass
+    over every cell always meets both margins, as they add up to the same number)."""
+    rows_i, cols_i = rows.astype(np.int64), cols.astype(np.int64)
+    values = np.maximum(values.astype(np.float64), 0.0)
+    for axis, wanted in ((1, rows_i), (0, cols_i)):
+        current = values.sum(axis=axis)
+        shrink = np.divide(wanted, current, out=np.ones_like(current), where=current > wanted)
+        values = values * (shrink[:, None] if axis == 1 else shrink[None, :])
     table = np.floor(values).astype(np.int64)
-    need_row = rows.astype(np.int64) - table.sum(axis=1)
-    need_col = cols.astype(np.int64) - table.sum(axis=0)
-    if (need_row < 0).any() or (need_col < 0).any():  # floors above a margin: start from 0
-        table = np.zeros_like(table)
-        need_row, need_col = rows.astype(np.int64).copy(), cols.astype(np.int64).copy()
+    need_row = rows_i - table.sum(axis=1)
+    need_col = cols_i - table.sum(axis=0)
     remainder = (values - np.floor(values)).ravel()
+    width = table.shape[1]
     for flat in np.argsort(-remainder, kind="stable"):
         if remainder[flat] <= 0:
             break
-        i, j = divmod(int(flat), table.shape[1])
+        i, j = divmod(int(flat), width)
         if need_row[i] > 0 and need_col[j] > 0:
             table[i, j] += 1
             need_row[i] -= 1
             need_col[j] -= 1
-    i = j = 0
-    while i < need_row.size and j < need_col.size:
-        step = min(need_row[i], need_col[j])
-        table[i, j] += step
-        need_row[i] -= step
-        need_col[j] -= step
-        if need_row[i] == 0:
-            i += 1
-        if j < need_col.size and need_col[j] == 0:
-            j += 1
-    if need_row.any() or need_col.any():
+    if need_row.any():
+        for flat in np.argsort(-values.ravel(), kind="stable"):
+            i, j = divmod(int(flat), width)
+            step = min(need_row[i], need_col[j])
+            if step > 0:
+                table[i, j] += step
+                need_row[i] -= step
+                need_col[j] -= step
+    if need_row.any() or need_col.any() or (table < 0).any():
         raise InternalError("a two-way table's margins do not add up to the same total")
     whole: np.ndarray = table
     return whole

@@ -12,7 +12,7 @@ before the next round is scored.
   to join, only pairs across two groups are open (the microdata join every column, as MST's
   spanning tree does). A round with nothing open ends the loop (its budget is left unspent).
 - Inside a group, the redrawn column is given its neighbours and the columns measured with
-  it so far (each kept only while the redraw's table fits `plan.synthesis.move_limit`); of
+  it so far (each kept only while the redraw's table fits `plan.synthesis.MOVE_CELLS`); of
   the pair's movable columns, the one that keeps the most earlier pairs, then the smaller
   table, is redrawn.
 """
@@ -25,7 +25,7 @@ import numpy as np
 
 from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
-from dprelease.plan.synthesis import Pair, move_cells, move_limit
+from dprelease.plan.synthesis import MOVE_CELLS, Pair, move_cells
 from dprelease.synthetic.join import join_groups
 from dprelease.synthetic.measure import (
     ShareDraw,
@@ -39,13 +39,13 @@ from dprelease.synthetic.redraw import redraw
 
 
 def _given(
-    plan: Plan, budget: ShareDraw, pair: Pair, moved: str, partners: set[str], limit: int
+    plan: Plan, budget: ShareDraw, pair: Pair, moved: str, partners: set[str]
 ) -> tuple[frozenset[str], int]:
     """The columns a redraw of `moved` is given, and how many earlier partners it leaves out."""
     given = set(budget.shape.neighbours[moved])
     left_out = 0
     for partner in sorted(partners - given):
-        if move_cells(plan, frozenset(given | {partner}), pair.first, pair.second) <= limit:
+        if move_cells(plan, frozenset(given | {partner}), pair.first, pair.second) <= MOVE_CELLS:
             given.add(partner)
         else:
             left_out += 1
@@ -67,7 +67,6 @@ def run_rounds(
     shape = budget.shape
     group = {column: shape.component_of(column) for column in shape.columns}
     partners: dict[str, set[str]] = {column: set() for column in shape.columns}
-    limit = move_limit(plan, shape)
     rows = next(iter(out.values())).size if out else 0
     open_ = list(range(len(shape.candidates)))
     estimates: dict[int, np.ndarray] = {}
@@ -105,7 +104,7 @@ def run_rounds(
         else:
             options = []
             for column in pair.movable:
-                given, left_out = _given(plan, budget, pair, column, partners[column], limit)
+                given, left_out = _given(plan, budget, pair, column, partners[column])
                 cells = move_cells(plan, given, first, second)
                 options.append((left_out, cells, column, given))
             _, _, column, given = min(options)
