@@ -45,8 +45,11 @@ def chain_plan(data: Path, synthetic: Any) -> dict[str, Any]:
     return {
         "version": 1,
         "data": str(data),
-        "columns": {"sex": {"kind": "categorical", "domain": LEVELS[:2]}, "age": five,
-                    "education": five},  # fmt: skip
+        "columns": {
+            "sex": {"kind": "categorical", "domain": LEVELS[:2]},
+            "age": five,
+            "education": five,
+        },
         "tables": [
             {"name": "age_by_sex", "by": ["age", "sex"]},
             {"name": "education_by_sex", "by": ["education", "sex"]},
