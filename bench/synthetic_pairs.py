@@ -48,12 +48,15 @@ PEERS = ("mst", "aim")
 
 
 def peer_records(
-    name: str, raw: dict[str, Any], algorithm: str, python: str, cache: Path
+    name: str, raw: dict[str, Any], algorithm: str, python: str | None, cache: Path
 ) -> np.ndarray | None:
-    """MST's or AIM's records on every declared column (cached)."""
+    """MST's or AIM's records on every declared column (cached; None when not cached and
+    `python` is None, or when the run fails)."""
     path = cache / f"{name.replace(' ', '_')}_{algorithm}.npy"
     if path.exists():
         return np.load(path)
+    if python is None:
+        return None
     plan = _plan(raw, {"budget_share": SHARE})
     encoded = load_data(plan.data_path, plan)  # type: ignore[arg-type]
     columns = list(declared_columns(plan))
@@ -69,7 +72,12 @@ def peer_records(
 
 
 def per_pair(
-    name: str, raw: dict[str, Any], seeds: int, python: str, cache: Path, peers_only: bool
+    name: str,
+    raw: dict[str, Any],
+    seeds: int,
+    python: str | None,
+    cache: Path,
+    peers_only: bool = False,
 ) -> list[dict[str, Any]]:
     plan = _plan(raw, {"budget_share": SHARE})
     encoded = load_data(plan.data_path, plan)  # type: ignore[arg-type]
@@ -78,7 +86,7 @@ def per_pair(
     true_codes = np.stack([encoded.codes[c].astype(np.int64) for c in columns], axis=1)
     pairs = _pairs(plan)
     peers = {a: peer_records(name, raw, a, python, cache) for a in PEERS}
-    if peers_only:
+    if peers_only or (python is None and all(r is None for r in peers.values())):
         return []
     mine: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
     for seed in range(seeds):
@@ -111,6 +119,16 @@ def per_pair(
     return out
 
 
+def summary(rows: list[dict[str, Any]], linked: bool = False) -> dict[str, Any]:
+    """Mean TVs and the verdicts of a workload's pairs (or its linked pairs alone)."""
+    group = [r for r in rows if not linked or r["dependence"] >= LINKED]
+    verdicts = [r.get("verdict") for r in group]
+    means = {k: float(np.mean([r[k] for r in group if k in r])) if group else float("nan")
+             for k in ("dprelease", *PEERS)}  # fmt: skip
+    return {"pairs": len(group), **means,
+            **{v: verdicts.count(v) for v in ("ahead", "level", "behind")}}  # fmt: skip
+
+
 def show(rows: list[dict[str, Any]]) -> None:
     print("| workload | pair | cells | dependence | dprelease | MST | AIM | verdict |")
     print("|---|---|---:|---:|---:|---:|---:|---|")
@@ -120,15 +138,11 @@ def show(rows: list[dict[str, Any]]) -> None:
               f"{r.get('verdict', '—')} |")  # fmt: skip
     for name in sorted({r["workload"] for r in rows}):
         mine = [r for r in rows if r["workload"] == name]
-        linked = [r for r in mine if r["dependence"] >= LINKED]
-        for label, group in (("all", mine), ("linked", linked)):
-            verdicts = [r.get("verdict") for r in group]
-            means = {k: np.mean([r[k] for r in group if k in r]) if group else float("nan")
-                     for k in ("dprelease", *PEERS)}  # fmt: skip
-            print(f"{name}, {label} pairs ({len(group)}): mean TV dprelease "
-                  f"{means['dprelease']:.4f}, MST {means['mst']:.4f}, AIM {means['aim']:.4f}; "
-                  f"ahead {verdicts.count('ahead')}, level {verdicts.count('level')}, "
-                  f"behind {verdicts.count('behind')}")  # fmt: skip
+        for label, linked in (("all", False), ("linked", True)):
+            m = summary(mine, linked)
+            print(f"{name}, {label} pairs ({m['pairs']}): mean TV dprelease "
+                  f"{m['dprelease']:.4f}, MST {m['mst']:.4f}, AIM {m['aim']:.4f}; "
+                  f"ahead {m['ahead']}, level {m['level']}, behind {m['behind']}")  # fmt: skip
 
 
 def main() -> None:
