@@ -78,6 +78,7 @@ def per_pair(
     python: str | None,
     cache: Path,
     peers_only: bool = False,
+    run: tuple[str, ...] = PEERS,
 ) -> list[dict[str, Any]]:
     plan = _plan(raw, {"budget_share": SHARE})
     encoded = load_data(plan.data_path, plan)  # type: ignore[arg-type]
@@ -85,7 +86,7 @@ def per_pair(
     columns = list(declared_columns(plan))
     true_codes = np.stack([encoded.codes[c].astype(np.int64) for c in columns], axis=1)
     pairs = _pairs(plan)
-    peers = {a: peer_records(name, raw, a, python, cache) for a in PEERS}
+    peers = {a: peer_records(name, raw, a, python if a in run else None, cache) for a in PEERS}
     if peers_only or (python is None and all(r is None for r in peers.values())):
         return []
     mine: dict[tuple[str, str], list[float]] = {p: [] for p in pairs}
@@ -152,6 +153,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/sbs38"))
     parser.add_argument("--peers-only", action="store_true")
     parser.add_argument("--only", choices=["sample plan", "sparse plan"])
+    parser.add_argument("--algorithms", nargs="+", choices=PEERS, default=list(PEERS))
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
@@ -159,7 +161,8 @@ def main() -> None:
         for name, raw in _workloads(Path(folder)).items():
             if args.only and name != args.only:
                 continue
-            rows += per_pair(name, raw, args.seeds, args.mbi_python, args.cache, args.peers_only)
+            rows += per_pair(name, raw, args.seeds, args.mbi_python, args.cache,
+                             args.peers_only, tuple(args.algorithms))  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     show(rows)
