@@ -24,7 +24,7 @@ from dprelease.errors import InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.subtables import ancestor_codes, ancestors
 from dprelease.plan.synthesis import RAKE_ROUNDS
-from dprelease.synthetic.records import CODE_TYPE
+from dprelease.synthetic.records import CODE_TYPE, hand_out, strata
 
 RAKE_TOL = 1e-9
 
@@ -82,21 +82,6 @@ def round_two_way(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.
     return whole
 
 
-def hand_out(
-    keys: np.ndarray, cells: np.ndarray, cell_keys: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """For rows with separator values `keys`, one of `cells` each (cells carry `cell_keys`,
-    the same multiset as `keys`), at random within each separator value."""
-    shuffled = rng.permutation(keys.size)
-    row_order = shuffled[np.argsort(keys[shuffled], kind="stable")]
-    cell_order = np.argsort(cell_keys, kind="stable")
-    if not np.array_equal(keys[row_order], cell_keys[cell_order]):
-        raise InternalError("the cells handed out do not match the rows' separator counts")
-    assigned = np.empty(keys.size, dtype=np.int64)
-    assigned[row_order] = cells[cell_order]
-    return assigned
-
-
 def _column_block(plan: Plan, column: str, codes: np.ndarray) -> dict[str, np.ndarray]:
     """A column's codes and its ancestors'."""
     block = {column: codes.astype(CODE_TYPE)}
@@ -151,7 +136,9 @@ def join_groups(
                           row_margin, col_margin)  # fmt: skip
     width = whole.shape[1]
     cells = np.repeat(np.arange(whole.size, dtype=np.int64), whole.ravel())
-    b_values = hand_out(out[a].astype(np.int64), cells % width, cells // width, rng)
+    stay = [name for name in out if name not in block]
+    b_values = hand_out(out[a].astype(np.int64), cells % width, cells // width, rng,
+                        strata(plan.schema, out, stay))  # fmt: skip
     taken = hand_out(b_values, np.arange(rows), out[b].astype(np.int64), rng)
     for name in block:
         out[name] = out[name][taken]

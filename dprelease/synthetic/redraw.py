@@ -25,8 +25,8 @@ from dprelease.errors import InternalError
 from dprelease.plan.schema import Schema
 from dprelease.plan.subtables import reduce_key
 from dprelease.plan.synthesis import REFIT_ROUNDS
-from dprelease.synthetic.join import RAKE_TOL, hand_out, round_two_way
-from dprelease.synthetic.records import CODE_TYPE, cell_index
+from dprelease.synthetic.join import RAKE_TOL, round_two_way
+from dprelease.synthetic.records import CODE_TYPE, cell_index, hand_out, strata
 
 
 def _scale(values: np.ndarray, wanted: np.ndarray, axis: int) -> None:
@@ -88,7 +88,8 @@ def redraw(
     for group in range(count):
         whole[group] = round_two_way(values[group], row_sums[group], col_sums[group])
     cells = np.repeat(np.arange(whole.size, dtype=np.int64), whole.ravel())
-    new = hand_out(row_key, cells % width_b, cells // width_b, rng)
+    others = strata(schema, out, [n for n in out if n not in given and n not in pair])
+    new = hand_out(row_key, cells % width_b, cells // width_b, rng, others)
     kept = count * width_b
     before = np.bincount(groups * width_b + b_codes, minlength=kept)
     if not np.array_equal(np.bincount(groups * width_b + new, minlength=kept), before):
