@@ -16,8 +16,9 @@ pair the 1-ways take it all):
   ‖M_ab − E_ab‖₁ less a public penalty, where M_ab is the pair's true count table and E_ab
   the model's estimate of it, a function of the earlier noisy measurements and the public
   randomness alone (adaptive composition: fixed given the earlier outputs). Adding or
-  removing one person (at most `m` rows, Δ₁ = m, or the table's own bound) changes M_ab by
-  at most Δ₁ in L1, so each score by at most Δ₁ (triangle inequality), every score at once
+  removing one person changes M_ab by at most Δ₁ in L1 (a count table's L1 sensitivity
+  under the plan's unit and neighbours, `table_spec.sensitivity`: 1 for one row a person),
+  so each score by at most Δ₁ (triangle inequality; the penalty is public), every score at once
   (sensitivity Δ₁ in L∞, what OpenDP's `make_noisy_max` maps); the scores need not move
   together, hence 2Δ₁/s, not Δ₁/s.
 
