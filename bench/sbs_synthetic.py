@@ -19,9 +19,11 @@ seeded so that runs repeat). Metrics, averaged over seeds, against the data's tr
   count as independence of the TRUE margins, more than it could give (it has no margin);
 - "tables RMSE": the published tables' mean RMSE per cell (the share's cost to them).
 
-OpenDP's MST and AIM (`opendp[mbi]`, `bench/synthetic_mbi_runner.py`) are not run here: the
-optional `mbi` package is not installed in this environment (`bench_synthetic.py
---mbi-python` runs them where it is).
+Against OpenDP's MST and AIM (`opendp[mbi]`) pair by pair: `bench/synthetic_pairs.py`, which
+runs them (minutes each) in the venv that has them and caches their records; when that cache
+is present (`/tmp/sbs38`), `rows()` adds one row per workload for every pair and for the
+linked pairs, the peer being the better of the two (mean TV), with the pairs ahead, level and
+behind in the row's name.
 
     python bench/sbs_synthetic.py [--quick]
 """
@@ -53,6 +55,7 @@ SHARE = 0.2
 EPSILON = 1.0
 SPARSE_TABLES = ("total", "state", "county_by_sex", "age_by_sex", "race_by_hispanic")
 PEER = "dprelease synthetic: true (no share)"
+MBI_CACHE = Path("/tmp/sbs38")  # MST's and AIM's records (`synthetic_pairs.py`)
 MAX_LINKED_CELLS = 200  # county pairs (hundreds of sparse cells) look linked by sampling alone
 
 
@@ -149,6 +152,26 @@ def _workloads(folder: Path) -> dict[str, dict[str, Any]]:
     }
 
 
+def _against_mbi(name: str, raw: dict[str, Any], seeds: int) -> list[dict[str, Any]]:
+    """Rows against MST and AIM from their cached records (none without the cache)."""
+    from synthetic_pairs import per_pair, summary
+
+    pairs = per_pair(name, raw, seeds, None, MBI_CACHE)
+    if not any("verdict" in p for p in pairs):
+        return []
+    found = []
+    for label, linked in (("every off-table pair", False), ("linked pairs", True)):
+        m = summary(pairs, linked)
+        peer = min(m["mst"], m["aim"])
+        found.append({
+            "comparison": f"synthetic share vs MST/AIM, {name}: {label} ({m['pairs']}; "
+                          f"ahead {m['ahead']}, level {m['level']}, behind {m['behind']})",
+            "metric": "mean TV", "dprelease": m["dprelease"], "peer": peer, "goal": peer,
+            "peer_name": f"OpenDP MST {m['mst']:.4f} / AIM {m['aim']:.4f} (better shown)",
+        })  # fmt: skip
+    return found
+
+
 def rows(quick: bool) -> list[dict[str, Any]]:
     seeds = 2 if quick else 5
     found = []
@@ -171,8 +194,9 @@ def rows(quick: bool) -> list[dict[str, Any]]:
                  "metric": "mean RMSE/cell", "dprelease": m["share_rmse"],
                  "peer": m["plain_rmse"], "goal": m["plain_rmse"] * 1.2},
             ]  # fmt: skip
+            found += _against_mbi(name, raw, seeds)
     for row in found:
-        row["peer_name"] = PEER
+        row.setdefault("peer_name", PEER)
         peer, goal = row["peer"], row["goal"]
         row["ahead"] = math.isnan(peer) or row["dprelease"] <= goal
     return found

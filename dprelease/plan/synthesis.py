@@ -7,12 +7,20 @@ some table, through their ancestors too). A declared column no table holds is *n
 whose ancestor a table holds joins that table's component (its parent's margin places it),
 any other is a component of its own.
 
-The components are then joined as MST joins its (McKenna et al. 2021): a spanning tree of
-extra 2-way marginals, one per join, each chosen privately among the pairs of columns in two
-components not yet joined (`measure`), then measured. The candidates are every such pair
-whose cells no structural zero names (a zero across two sides would need a rounding the
-records cannot promise); every candidate is counted from the data beside the tables
-(`accounting.counted`), and the score of every pair is computed once.
+Then `rounds` extra 2-way marginals are chosen privately and measured, one a round, as AIM
+chooses its (McKenna et al. 2022; `synthetic.rounds`): the records so far are the model, and
+a pair's score is how far the model's estimate of it is from its true counts. A candidate is
+every pair of declared columns that no table determines and no structural zero names (a zero
+across two sides would need a rounding the records cannot promise): pairs of two components
+(MST's joins: `joins` of the rounds must join the components, as a spanning tree does), and
+pairs inside one component linked only through other columns (age × education through sex).
+The model takes a pair inside a component by redrawing one of its columns, `c`, given the
+columns next to it (`neighbours`: every column some table or parent link puts beside `c`,
+which then keeps every table that holds `c`): `c` is *movable* when those columns do not
+fix it (a county's state is fixed by the county) and the redraw's table (given × pair
+cells, `move_cells`) is at most MOVE_CELLS. Every candidate is counted from the data beside
+the tables (`accounting.counted`), once; `rounds` is MST's count of pairs, one fewer than the
+columns (at least `joins`, at most the candidates).
 """
 
 from __future__ import annotations
@@ -28,17 +36,21 @@ from dprelease.plan.subtables import Key, ancestors, closure, reduce_key
 from dprelease.plan.table_spec import TableSpec
 
 RAKE_ROUNDS = 200  # a chosen pair's table is raked to two margins: converges geometrically
+REFIT_ROUNDS = 40  # a pair inside a group: its 3-target fit (pair, and both given margins)
+MOVE_CELLS = 100_000  # the most cells of a redraw's table (given cells × the pair's cells)
 ONE_WAY_PREFIX = "synthesis.column."
 PAIR_PREFIX = "synthesis.pair."
 
 
 @dataclass(frozen=True)
 class Pair:
-    """A candidate extra marginal: two columns of different components, and its counted name."""
+    """A candidate extra marginal: two columns no table determines, its counted name, and
+    which of its columns the model may redraw given their neighbours (`movable`)."""
 
     name: str
     first: str
     second: str
+    movable: tuple[str, ...] = ()
 
     @property
     def by(self) -> Key:
@@ -53,11 +65,18 @@ class ExtraShape:
     new: tuple[str, ...]  # finest new columns: one 1-way measurement each
     components: tuple[frozenset[str], ...]  # groups the published tables (and parents) join
     candidates: tuple[Pair, ...]
+    neighbours: dict[str, frozenset[str]]  # per column: the columns a redraw keeps it beside
 
     @property
     def joins(self) -> int:
-        """Extra pairs chosen and measured: one fewer than the components."""
+        """Rounds that must join two groups: one fewer than the components."""
         return len(self.components) - 1
+
+    @property
+    def rounds(self) -> int:
+        """Extra pairs chosen and measured: one fewer than the columns (MST's spanning tree),
+        at least `joins`, at most the candidates."""
+        return max(self.joins, min(len(self.candidates), len(self.columns) - 1))
 
     def component_of(self, column: str) -> int:
         return next(i for i, group in enumerate(self.components) if column in group)
@@ -93,6 +112,45 @@ def _crosses_zero(plan: Plan, first: str, second: str) -> bool:
     return any(set(z.columns) & side_a and set(z.columns) & side_b for z in plan.structural_zeros)
 
 
+def neighbours(plan: Plan, new: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Per declared column: the other columns of every table closure (and new column's
+    closure) that holds it, and its own ancestors."""
+    schema = plan.schema
+    edges = [closure(schema, spec.by) for spec in plan.tables if spec.by]
+    edges += [closure(schema, (name,)) for name in new]
+    out = {}
+    for name in declared_columns(plan):
+        near = set(ancestors(schema, name)).union(*(e for e in edges if name in e))
+        out[name] = frozenset(near - {name})
+    return out
+
+
+def move_cells(plan: Plan, given: frozenset[str], first: str, second: str) -> int:
+    """Cells of a redraw's table: the given columns' (finest) cells × the pair's."""
+    return pair_cells(plan, reduce_key(plan.schema, given)) * pair_cells(plan, (first, second))
+
+
+def _movable(plan: Plan, near: dict[str, frozenset[str]], pair: tuple[str, str]) -> tuple[str, ...]:
+    """The pair's columns the model may redraw given their neighbours (plan order)."""
+    schema = plan.schema
+    out = []
+    for moved in pair:
+        given = near[moved]
+        if moved in closure(schema, given):
+            continue  # its neighbours fix it (a state beside its counties)
+        if move_cells(plan, given, *pair) <= MOVE_CELLS:
+            out.append(moved)
+    return tuple(out)
+
+
+def _determined(plan: Plan, first: str, second: str) -> bool:
+    """The pair is a table's sub-table, or one column is the other's ancestor."""
+    schema = plan.schema
+    if first in closure(schema, (second,)) or second in closure(schema, (first,)):
+        return True
+    return any({first, second} <= closure(schema, spec.by) for spec in plan.tables)
+
+
 def extra_shape(plan: Plan) -> ExtraShape:
     """The synthesis share's measurements (see the module docstring). Only for a plan with a
     share; refuses one with nothing to measure."""
@@ -103,17 +161,21 @@ def extra_shape(plan: Plan) -> ExtraShape:
     implied = {a for n in unheld for a in ancestors(schema, n)}
     new = tuple(n for n in unheld if n not in implied)
     components = _components(plan, new)
+    near = neighbours(plan, new)
     pairs: list[Pair] = []
     for first, second in itertools.combinations(columns, 2):
+        if _determined(plan, first, second) or _crosses_zero(plan, first, second):
+            continue
         a = next(i for i, g in enumerate(components) if first in g)
         b = next(i for i, g in enumerate(components) if second in g)
-        if a != b and not _crosses_zero(plan, first, second):
-            pairs.append(Pair(f"{PAIR_PREFIX}{len(pairs) + 1}", first, second))
-    shape = ExtraShape(columns, new, components, tuple(pairs))
-    if not new and shape.joins == 0:
+        movable = _movable(plan, near, (first, second))
+        if a != b or movable:
+            pairs.append(Pair(f"{PAIR_PREFIX}{len(pairs) + 1}", first, second, movable))
+    shape = ExtraShape(columns, new, components, tuple(pairs), near)
+    if not new and not pairs:
         raise PlanError(
             "postprocess.synthetic.budget_share has nothing to measure: the tables already hold "
-            "every declared column and join them all; use `synthetic: true` instead."
+            "every declared column and every pair of them; use `synthetic: true` instead."
         )
     reached = {shape.component_of(n) for p in pairs for n in p.by}
     if shape.joins and len(reached) < len(components):
@@ -141,9 +203,9 @@ def candidate_cells(plan: Plan, shape: ExtraShape) -> int:
 
 
 def largest_pairs(plan: Plan, shape: ExtraShape) -> int:
-    """Cells of the `joins` largest candidates together: the most the chosen pairs can hold."""
+    """Cells of the `rounds` largest candidates together: the most the chosen pairs can hold."""
     sizes = sorted((pair_cells(plan, p.by) for p in shape.candidates), reverse=True)
-    return sum(sizes[: shape.joins])
+    return sum(sizes[: shape.rounds])
 
 
 def synthesis_tables(plan: Plan) -> tuple[TableSpec, ...]:
@@ -158,9 +220,25 @@ def synthesis_tables(plan: Plan) -> tuple[TableSpec, ...]:
 
 def extra_work(plan: Plan) -> int:
     """Cell updates the share's work takes, from the plan (admission, `junction.admit_fit`):
-    every candidate scored once (true minus expected counts, then summed), and at most the
-    `joins` largest candidates raked (two margins a round) and rounded. 0 without a share."""
+    every candidate scored each round (true minus the model's counts, then summed), at most
+    the `rounds` largest candidates raked (two margins a round) and rounded, and each round's
+    redraw at most MOVE_CELLS cells fitted (three targets a round, then two margins) and
+    rounded. 0 without a share. The records' tabulations, which grow with the rows, are
+    `rows_work`'s."""
     if plan.postprocess.synthetic_share is None:
         return 0
     shape = extra_shape(plan)
-    return 2 * candidate_cells(plan, shape) + (2 * RAKE_ROUNDS + 4) * largest_pairs(plan, shape)
+    scoring = 2 * shape.rounds * candidate_cells(plan, shape)
+    joining = (2 * RAKE_ROUNDS + 4) * largest_pairs(plan, shape)
+    redraws = (5 * REFIT_ROUNDS + 4) * MOVE_CELLS * (shape.rounds - shape.joins)
+    return scoring + joining + redraws
+
+
+def rows_work(plan: Plan, rows: int) -> int:
+    """Row visits the rounds take: every candidate's tabulation of the records (the model's
+    estimate) once, then again each round after a redraw moves its columns (at most all of
+    them each round), and the redraw's own passes over the rows."""
+    if plan.postprocess.synthetic_share is None:
+        return 0
+    shape = extra_shape(plan)
+    return rows * ((shape.rounds + 1) * len(shape.candidates) + 8 * shape.rounds)

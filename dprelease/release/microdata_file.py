@@ -57,8 +57,10 @@ def microdata_csv(plan: Plan, microdata: Microdata) -> bytes:
 
 SHARE_NOTE = (
     "With its own budget share (issue 38.6) the synthesis also measured the 1-way marginal of "
-    "every declared column no table holds and the 2-way marginals it chose privately to join "
-    "the tables' groups of columns (the allocation's `synthesis` entry gives their noise); "
+    "every declared column no table holds and the 2-way marginals it chose privately, one a "
+    "round, where its model was furthest from the data: pairs that join the tables' groups of "
+    "columns, and pairs the tables link only through other columns (the allocation's "
+    "`synthesis` entry gives their noise); "
     "that cost is part of the release's total."
 )
 
@@ -106,7 +108,9 @@ def _share_report(synthesis: SynthesisBudget | None, microdata: Microdata) -> st
     return f"""<p>The synthesis had its own share of the budget:
 {share.accountant.symbol} = {share.amount:.6g} ({escape(share.accounting)} accounting), spent
 on the 1-way marginals of the columns no table holds ({escape(columns)}) and on 2-way
-marginals chosen privately to join the tables' groups of columns ({escape(pairs)}).
+marginals chosen privately, one a round, where the model was furthest from the data (to join
+the tables' groups of columns, or to link columns the tables join only through others:
+{escape(pairs)}).
 {escape("; ".join(noise))}.</p>"""
 
 

@@ -1,18 +1,26 @@
 """The synthesis share's calibration (issue 38.6): what S of the plan's total buys.
 
 The allocator (`stats.allocation.reserve`) sets the share aside in the accountant's unit,
-rounded down, before the tables split the rest. Here it is cut into the parts MST cuts its
-budget into (McKenna et al. 2021): the new columns' 1-way marginals, the private choice of
-the extra pairs, and their measurement, in equal parts of what is present (a plan whose
-tables hold every column has no 1-way part). Within a part every measurement or choice gets
-the same slice (`Share.split`, rounded down):
+rounded down, before the tables split the rest. Here it is cut as AIM cuts its budget
+(McKenna et al. 2022): a tenth for the private choices of the extra pairs (`rounds` of them,
+one a round), the rest for the measurements, the new columns' 1-way marginals and the chosen
+pairs, one equal slice each (`Share.scaled`, `Share.split`, rounded down; with no candidate
+pair the 1-ways take it all):
 
 - a marginal is measured with the accountant's own noise for a count table's sensitivity
   (`Accountant.statistic_noise`: discrete Gaussian under zcdp and renyi, discrete Laplace
   under pure and advanced, Gaussian with its δ slice under approx), its cost the slice;
-- each of the `joins` choices is one exponential mechanism (report-noisy-max with Gumbel
-  noise) over scores of sensitivity Δ₁ (a count table's), at ε = 2Δ₁/s, bounded range: under
-  zCDP its cost is ε²/8; its scale s is the smallest float whose exact cost fits the slice.
+- each of the `rounds` choices is one exponential mechanism (report-noisy-max with Gumbel
+  noise) over scores of sensitivity Δ₁, at ε = 2Δ₁/s, bounded range: under zCDP its cost is
+  ε²/8; its scale s is the smallest float whose exact cost fits the slice. A score is
+  ‖M_ab − E_ab‖₁ less a public penalty, where M_ab is the pair's true count table and E_ab
+  the model's estimate of it, a function of the earlier noisy measurements and the public
+  randomness alone (adaptive composition: fixed given the earlier outputs). Adding or
+  removing one person changes M_ab by at most Δ₁ in L1 (a count table's L1 sensitivity
+  under the plan's unit and neighbours, `table_spec.sensitivity`: 1 for one row a person),
+  so each score by at most Δ₁ (triangle inequality; the penalty is public), every score at once
+  (sensitivity Δ₁ in L∞, what OpenDP's `make_noisy_max` maps); the scores need not move
+  together, hence 2Δ₁/s, not Δ₁/s.
 
 Every cost is reported in the accountant's unit (`Share`), and the allocator composes them
 with the tables' and statistics' as it composes statistics, so the release's total is checked
@@ -35,6 +43,7 @@ from dprelease.stats.budget import Share
 from dprelease.synthetic.measure import ShareDraw
 
 _SCALE_STEPS = 64
+SELECTION_REST = Fraction(9, 10)  # of the share, for measurements (AIM's 0.9); a tenth chooses
 
 
 @dataclass(frozen=True)
@@ -80,12 +89,12 @@ class SynthesisBudget:
             "delta": share.delta,
             "rho": share.rho,
             "one_way": _noise_dict(self.one_way, len(self.shape.new)),
-            "pairs": _noise_dict(self.pair, self.shape.joins),
+            "pairs": _noise_dict(self.pair, self.shape.rounds),
             "selection": None
             if self.selection_epsilon is None
             else {
                 "mechanism": "exponential",
-                "rounds": self.shape.joins,
+                "rounds": self.shape.rounds,
                 "epsilon": float(self.selection_epsilon),
                 "score_sensitivity": self.sensitivity.l1,
                 "candidates": len(self.shape.candidates),
@@ -121,22 +130,21 @@ def calibrate_synthesis(plan: Plan, share: Share) -> SynthesisBudget:
     shape = extra_shape(plan)
     sens = sensitivity(plan.unit, plan.neighbors)
     accountant = share.accountant
-    parts = (1 if shape.new else 0) + (2 if shape.joins else 0)
-    part = share.split(parts)
+    rounds = shape.rounds
+    measured = share.scaled(SELECTION_REST) if rounds else share
+    slice_ = measured.split(len(shape.new) + rounds)
     costs: list[Share] = []
     one_way = pair = None
     scale = epsilon = None
     if shape.new:
-        slice_ = part.split(len(shape.new))
         one_way = accountant.statistic_noise(slice_.amount, slice_.delta, sens)
         costs += [slice_] * len(shape.new)
-    if shape.joins:
-        choice = part.split(shape.joins)
-        scale, epsilon = selection_scale(choice, sens.l1)
-        costs.append(part.pure_cost([epsilon] * shape.joins, bounded_range=True))
-        slice_ = part.split(shape.joins)
+    if rounds:
+        choices = share.scaled(1 - SELECTION_REST)
+        scale, epsilon = selection_scale(choices.split(rounds), sens.l1)
+        costs.append(choices.pure_cost([epsilon] * rounds, bounded_range=True))
         pair = accountant.statistic_noise(slice_.amount, slice_.delta, sens)
-        costs += [slice_] * shape.joins
+        costs += [slice_] * rounds
     draw = ShareDraw(shape, sens, one_way, pair, scale, epsilon)
     found = SynthesisBudget(share, draw, tuple(costs))
     if found.spent > Fraction(share.amount):

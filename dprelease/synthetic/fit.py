@@ -124,7 +124,7 @@ def fit_cliques(
     for node in tree.nodes:
         groups = cell_map(schema, node.key, node.separator)
         if node.parent is None:
-            sums = np.array([total])
+            sums = np.array([float(round(total))])  # whole, even when "integer" was skipped
         else:
             parent = tree.nodes[node.parent]
             sums = marginal(schema, parent.key, tables[node.parent], node.separator)

@@ -34,7 +34,7 @@ from dprelease.limits import (
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import Schema
 from dprelease.plan.subtables import Key, closure, is_partial, reduce_key
-from dprelease.plan.synthesis import declared_columns, extra_work
+from dprelease.plan.synthesis import declared_columns, extra_work, rows_work
 
 
 @dataclass(frozen=True)
@@ -270,8 +270,8 @@ def synthetic_estimate(plan: Plan, data: DataSize) -> Estimate:
         return Estimate("synthetic", 0, 0, "SYNTHETIC_FIT_WORK", "off")
     tree = admit_fit(plan, check_model(plan))
     extra = extra_work(plan)  # issue 38.6: the share's candidates, scored, and its pairs
-    work = (tree.rounds * fit_per_round(plan, tree) + extra) * _UPDATE_NS
     rows = data.rows or 0
+    work = (tree.rounds * fit_per_round(plan, tree) + extra + rows_work(plan, rows)) * _UPDATE_NS
     columns = len(declared_columns(plan) if extra else microdata_columns(plan))
     memory = rows * columns * _ROW_BYTES_PER_COLUMN + extra * 8
     return Estimate("synthetic", work, memory, "SYNTHETIC_FIT_WORK", f"{tree.rounds} rounds")

@@ -1,26 +1,27 @@
-"""The synthesis share's draw (issue 38.6): new columns' 1-way marginals, the private choice of
-the extra pairs, and their measurement. The one place in `synthetic/` where true counts meet
-noise; the noise is handed in (`SynthesisNoise`: the release's secure samplers, or numpy's for
-a preview), as statistics get theirs.
+"""The synthesis share's draw (issue 38.6): new columns' 1-way marginals, the scores of the
+candidate pairs, each round's private choice, and the chosen pair's measurement. The one
+place in `synthetic/` where true counts meet noise; the noise is handed in (`SynthesisNoise`:
+the release's secure samplers, or numpy's for a preview), as statistics get theirs.
 
 Margins first: each column's 1-way marginal as the model holds it, a public value (the
 published tables' records, or a new column's noisy marginal made whole, non-negative and equal
-to the records' total, within its parent's counts when a table holds its parent). The choice
-is MST's (McKenna et al. 2021), its components being the published tables' (`plan.synthesis`): each
-candidate pair (a, b) is scored once by ‖M_ab − m_a m_bᵀ/N‖₁, how far its true counts are
-from what the model would make of the pair (independence), less what measuring it would add
-back as noise, √(2/π)·σ·cells (AIM's penalty, McKenna et al. 2022: a pair of many sparse
-cells looks far from independence by sampling alone, and its noisy table would be worse than
-independence); the penalty is public, so the score's sensitivity stays Δ₁. Then,
-`joins` times, one exponential-mechanism choice among the pairs that join two groups not yet
-joined (Kruskal's order, each choice a fresh draw). The chosen pairs are measured with the
-accountant's noise (`stats.synthesis`).
+to the records' total, within its parent's counts when a table holds its parent). Then each
+round (`rounds`, AIM's loop, McKenna et al. 2022) scores the open candidates against the
+model's current estimate E_ab of each pair (the records' tabulation, public: a function of
+the noisy measurements and public randomness): ‖M_ab − E_ab‖₁, how far the pair's true
+counts are from what the model makes of it, less what measuring it would add back as noise,
+√(2/π)·σ·cells (AIM's penalty: a pair of many sparse cells looks far off by sampling alone,
+and its noisy table would be worse than the model). The penalty and E_ab are fixed given the
+earlier outputs, so each score moves by at most Δ₁ (the count table's L1 sensitivity) when
+one person is added or removed: one exponential-mechanism choice of sensitivity Δ₁ a round
+(`stats.synthesis` calibrates it, `SynthesisNoise.choose` draws it), then the chosen pair
+is measured with the accountant's noise.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -45,7 +46,7 @@ class ShareDraw:
     shape: ExtraShape
     sensitivity: Sensitivity  # of one count table (a marginal, and a score)
     one_way: Noise | None  # each new column's 1-way marginal
-    pair: Noise | None  # each chosen pair's marginal
+    pair: Noise | None  # each chosen pair's marginal (one a round)
     selection_scale: float | None  # the Gumbel scale s of each choice, in score units
     selection_epsilon: Fraction | None  # each choice's ε = 2Δ₁/s
 
@@ -73,15 +74,6 @@ class PreviewSynthesisNoise(PreviewDraws):
         return int(np.argmax(noisy))
 
 
-@dataclass(frozen=True)
-class ExtraMarginals:
-    """What the share measured: new columns' whole 1-way marginals, the chosen pairs (in the
-    order chosen) and their raw noisy counts (over the pair's (first, second) cells)."""
-
-    one_ways: Mapping[str, np.ndarray]
-    pairs: tuple[tuple[Pair, np.ndarray], ...]
-
-
 def one_way_margin(
     plan: Plan,
     noisy: np.ndarray,
@@ -105,53 +97,49 @@ def one_way_margin(
 
 
 def pair_scores(
-    plan: Plan,
     budget: ShareDraw,
     counted: Mapping[str, np.ndarray],
-    margins: Mapping[str, np.ndarray],
-    total: int,
+    pairs: Sequence[Pair],
+    estimates: Sequence[np.ndarray],
 ) -> np.ndarray:
-    """‖M_ab − m_a m_bᵀ/N‖₁ − √(2/π)·σ·cells of every candidate: the higher, the more its
-    measurement adds to independence (CONFIDENTIAL: from true counts)."""
-    scores = np.empty(len(budget.shape.candidates))
+    """‖M_ab − E_ab‖₁ − √(2/π)·σ·cells of each pair, E_ab the model's estimate (public): the
+    higher, the more its measurement would add to the model (CONFIDENTIAL: from true counts)."""
+    scores = np.empty(len(pairs))
     noise_l1 = 0.0 if budget.pair is None else math.sqrt(2 / math.pi) * budget.pair.std
-    for index, pair in enumerate(budget.shape.candidates):
+    for index, (pair, estimate) in enumerate(zip(pairs, estimates, strict=True)):
         true = np.asarray(counted[pair.name], dtype=np.float64)
-        expected = np.outer(margins[pair.first], margins[pair.second]).ravel() / max(total, 1)
-        scores[index] = float(np.abs(true - expected).sum()) - noise_l1 * true.size
+        if true.size != estimate.size:
+            raise InternalError("a pair's estimate does not have its cells")
+        scores[index] = float(np.abs(true - estimate).sum()) - noise_l1 * true.size
     return scores
 
 
-def choose_pairs(budget: ShareDraw, scores: np.ndarray, noise: SynthesisNoise) -> tuple[Pair, ...]:
-    """`joins` exponential-mechanism choices, each among the pairs that join two groups."""
-    shape = budget.shape
+def choose(budget: ShareDraw, scores: np.ndarray, noise: SynthesisNoise) -> int:
+    """One round's exponential-mechanism choice: the index of the chosen score."""
     if budget.selection_scale is None or budget.selection_epsilon is None:
-        return ()
-    group = list(range(len(shape.components)))
-
-    def find(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    ends = [(shape.component_of(p.first), shape.component_of(p.second)) for p in shape.candidates]
-    chosen: list[Pair] = []
-    for _ in range(shape.joins):
-        open_ = [i for i, (a, b) in enumerate(ends) if find(a) != find(b)]
-        if not open_:
-            raise InternalError("no candidate pair joins the remaining groups")
-        pick = noise.choose(
-            scores[open_], budget.selection_scale, budget.selection_epsilon, budget.sensitivity.l1
-        )
-        index = open_[pick]
-        a, b = ends[index]
-        group[find(a)] = find(b)
-        chosen.append(shape.candidates[index])
-    return tuple(chosen)
+        raise InternalError("a round without its selection budget")
+    return noise.choose(
+        scores, budget.selection_scale, budget.selection_epsilon, budget.sensitivity.l1
+    )
 
 
-def measure_extra(
+def measure_pair(
+    plan: Plan,
+    budget: ShareDraw,
+    counted: Mapping[str, np.ndarray],
+    pair: Pair,
+    noise: SynthesisNoise,
+) -> np.ndarray:
+    """The chosen pair's raw noisy counts, (first × second) cells."""
+    if budget.pair is None:
+        raise InternalError("a chosen pair without its noise")
+    noisy = noise.counts(np.asarray(counted[pair.name]), budget.pair, budget.sensitivity)
+    return np.asarray(noisy, dtype=np.float64).reshape(
+        plan.schema[pair.first].size, plan.schema[pair.second].size
+    )
+
+
+def measure_one_ways(
     plan: Plan,
     budget: ShareDraw,
     counted: Mapping[str, np.ndarray],
@@ -159,17 +147,16 @@ def measure_extra(
     total: int,
     noise: SynthesisNoise,
     rng: np.random.Generator,
-) -> ExtraMarginals:
-    """The share's draw. `margins` holds every published column's 1-way marginal (the
-    records'); the new columns' are added to it. `counted`: the true counts of the synthesis
-    tables (`extra.synthesis_tables`), CONFIDENTIAL; nothing returned is a true count."""
+) -> dict[str, np.ndarray]:
+    """New columns' whole 1-way marginals. `margins` holds every published column's 1-way
+    marginal (the records'); the new columns' are added to it. `counted`: the true counts of
+    the synthesis tables (`plan.synthesis.synthesis_tables`), CONFIDENTIAL."""
     schema = plan.schema
-    shape = budget.shape
     one_ways: dict[str, np.ndarray] = {}
-    for column in shape.new:
+    for column in budget.shape.new:
         if budget.one_way is None:
             raise InternalError("a new column without its 1-way noise")
-        true = np.asarray(counted[shape.one_way_name(column)])
+        true = np.asarray(counted[budget.shape.one_way_name(column)])
         noisy = noise.counts(true, budget.one_way, budget.sensitivity)
         one_ways[column] = one_way_margin(plan, noisy, column, margins, total, rng)
         margins[column] = one_ways[column]
@@ -181,12 +168,4 @@ def measure_extra(
                 .round()
                 .astype(np.int64),
             )
-    scores = pair_scores(plan, budget, counted, margins, total)
-    chosen = choose_pairs(budget, scores, noise)
-    measured = []
-    for pair in chosen:
-        if budget.pair is None:
-            raise InternalError("a chosen pair without its noise")
-        true = np.asarray(counted[pair.name])
-        measured.append((pair, noise.counts(true, budget.pair, budget.sensitivity)))
-    return ExtraMarginals(one_ways, tuple(measured))
+    return one_ways

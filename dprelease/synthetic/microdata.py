@@ -18,10 +18,11 @@ from dprelease.plan.model import Plan
 from dprelease.plan.schema import LABEL_SUFFIX, Schema
 from dprelease.plan.subtables import Key, cell_map, closure
 from dprelease.synthetic.fit import fit_cliques
-from dprelease.synthetic.join import join_all
+from dprelease.synthetic.join import place_new_columns
 from dprelease.synthetic.junction import JunctionTree, check_model, microdata_columns
-from dprelease.synthetic.measure import ShareDraw, SynthesisNoise, measure_extra
+from dprelease.synthetic.measure import ShareDraw, SynthesisNoise, measure_one_ways
 from dprelease.synthetic.records import CODE_TYPE, build_records, cell_index
+from dprelease.synthetic.rounds import run_rounds
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def synthesize_with_share(
     rng: np.random.Generator | None = None,
 ) -> Microdata:
     """`synthesize`'s records, then with a synthesis share's `budget` (issue 38.6) every
-    declared column, joined along privately chosen, measured pairs (`measure`, `join`).
+    declared column, then the rounds' privately chosen, measured pairs (`rounds`).
     `counted` holds the true counts of the synthesis tables (CONFIDENTIAL, read by `measure`
     alone)."""
     generator = rng or np.random.default_rng()
@@ -138,16 +139,17 @@ def synthesize_with_share(
         return base
     columns = {name: base.codes[:, i] for i, name in enumerate(base.columns)}
     margins = {n: base.tabulate(plan.schema, (n,)) for n in base.columns}
-    extra = measure_extra(plan, budget, counted, margins, base.rows, noise, generator)
-    joined = join_all(plan, budget.shape, columns, extra, margins, base.rows, generator)
+    one_ways = measure_one_ways(plan, budget, counted, margins, base.rows, noise, generator)
+    joined = place_new_columns(plan, columns, one_ways, base.rows, generator)
+    chosen = run_rounds(plan, budget, counted, joined, noise, generator)
     names = budget.shape.columns
     codes = np.empty((base.rows, len(names)), dtype=CODE_TYPE)
     for position, name in enumerate(names):
         codes[:, position] = joined[name]
-    pairs = tuple((p.first, p.second) for p, _ in extra.pairs)
+    pairs = tuple((p.first, p.second) for p, _ in chosen)
     return Microdata(
         names, codes, (*base.cliques, *pairs), base.exact, base.mismatches,
-        tuple(extra.one_ways), pairs,
+        tuple(one_ways), pairs,
     )  # fmt: skip
 
 

@@ -12,7 +12,7 @@ Vectorised (sorts and `np.repeat`): a million rows take well under a second per 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -30,6 +30,50 @@ def cell_index(schema: Schema, columns: dict[str, np.ndarray], key: Key, rows: i
     for name in key:
         index = index * schema[name].size + columns[name]
     return index
+
+
+def strata(
+    schema: Schema, columns: dict[str, np.ndarray], names: Iterable[str]
+) -> list[np.ndarray]:
+    """The rows' codes of these columns, the one of most values first (`hand_out`'s strata)."""
+    ordered = sorted(names, key=lambda name: (-schema[name].size, name))
+    return [columns[name] for name in ordered]
+
+
+def _spread(cells: np.ndarray, cell_keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """An order of the cells by key, each key's values spread evenly through it (systematic:
+    the k-th of a value's n copies at (k + u)/n, u uniform per value)."""
+    order = np.lexsort((cells, cell_keys))
+    keys, values = cell_keys[order], cells[order]
+    starts_run = np.ones(order.size, dtype=bool)
+    starts_run[1:] = (keys[1:] != keys[:-1]) | (values[1:] != values[:-1])
+    run = np.cumsum(starts_run) - 1
+    starts = np.flatnonzero(starts_run)
+    lengths = np.diff(np.append(starts, order.size))
+    position = (np.arange(order.size) - starts[run] + rng.random(starts.size)[run]) / lengths[run]
+    spread: np.ndarray = order[np.lexsort((position, keys))]
+    return spread
+
+
+def hand_out(
+    keys: np.ndarray,
+    cells: np.ndarray,
+    cell_keys: np.ndarray,
+    rng: np.random.Generator,
+    by: Sequence[np.ndarray] = (),
+) -> np.ndarray:
+    """For rows with separator values `keys`, one of `cells` each (cells carry `cell_keys`,
+    the same multiset as `keys`). Within each separator value the rows are ordered by `by`
+    (`strata`; at random within them) and the cells spread evenly (`_spread`), so that the
+    rows of any stratum take the values close to their proportions: the same tables as a
+    random pairing, with less sampling noise on the pairs across the separator."""
+    row_order = np.lexsort((rng.random(keys.size), *reversed(list(by)), keys))
+    cell_order = _spread(cells, cell_keys, rng)
+    if not np.array_equal(keys[row_order], cell_keys[cell_order]):
+        raise InternalError("the cells handed out do not match the rows' separator counts")
+    assigned = np.empty(keys.size, dtype=np.int64)
+    assigned[row_order] = cells[cell_order]
+    return assigned
 
 
 def _place(schema: Schema, columns: dict[str, np.ndarray], key: Key, cells: np.ndarray) -> None:
@@ -65,13 +109,7 @@ def build_records(
             raise InternalError("a clique's table does not have the records' total")
         placed = cell_index(schema, columns, node.separator, rows)
         wanted = cell_map(schema, node.key, node.separator)[cells]
-        shuffled = rng.permutation(rows)
-        row_order = shuffled[np.argsort(placed[shuffled], kind="stable")]
-        cell_order = np.argsort(wanted, kind="stable")
-        if not np.array_equal(placed[row_order], wanted[cell_order]):
-            raise InternalError("a clique's table does not meet the records' separator sums")
-        assigned = np.empty(rows, dtype=np.int64)
-        assigned[row_order] = cells[cell_order]
+        assigned = hand_out(placed, cells, wanted, rng, strata(schema, columns, columns))
         _place(schema, columns, node.key, assigned)
     order = rng.permutation(rows)
     result = np.empty((rows, len(names)), dtype=CODE_TYPE)
