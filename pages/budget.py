@@ -22,6 +22,7 @@ from ui.markdown import md, md_lines
 from ui.sidebar import redraw_plan_figures
 from ui.state import Workspace, current_allocation, workspace
 from ui.statistics_view import show_statistics_budget
+from ui.warm_up import warm_approx
 
 
 @st.fragment
@@ -94,6 +95,7 @@ def render() -> None:
         "the Preview page, which is confidential.)"
     )
     what_if(ws)
+    warm_approx(ws.plan)  # issue 37.9: a switch to approx at this ε finds its certificate
 
 
 render()

@@ -16,6 +16,7 @@ from ui.plan_file import plan_file_section
 from ui.plan_without_data import column_names
 from ui.privacy_unit import privacy_unit_section
 from ui.state import workspace
+from ui.weight_report_view import survey_weight_report
 
 
 def render() -> None:
@@ -30,6 +31,7 @@ def render() -> None:
     table = data_source_section(ws)
     plan_file_section(ws)
     privacy_unit_section(ws, table)
+    survey_weight_report(ws, table)
     st.subheader("Columns and their public domains")
     declared = ws.plan.get("columns", {})
     coverage = {}

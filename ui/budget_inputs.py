@@ -44,6 +44,17 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def accounting_changes(budget: dict[str, object], chosen: str) -> dict[str, object]:
+    """The budget's changes when the accountant becomes `chosen` (also what `ui.warm_up`
+    computes ahead for approx)."""
+    changes: dict[str, object] = {"accounting": chosen}
+    if not takes_rho(chosen) and budget.get("rho") is not None:  # ρ is zCDP's: carry on in ε
+        changes.update(rho=None, epsilon=budget.get("epsilon") or 1.0)
+    if takes_delta(chosen) and budget.get("delta") is None:
+        changes["delta"] = 1e-10
+    return changes
+
+
 def budget_inputs(ws: Workspace) -> None:
     budget = ws.plan.get("budget", {})
     accounting = budget.get("accounting", default_of(Budget, "accounting"))
@@ -51,13 +62,7 @@ def budget_inputs(ws: Workspace) -> None:
     rho = budget.get("rho")
 
     def on_accounting() -> None:
-        chosen = st.session_state["accounting"]
-        changes: dict[str, object] = {"accounting": chosen}
-        if not takes_rho(chosen) and rho is not None:  # ρ is zCDP's: carry on in ε
-            changes.update(rho=None, epsilon=epsilon or 1.0)
-        if takes_delta(chosen) and budget.get("delta") is None:
-            changes["delta"] = 1e-10
-        _set(ws, **changes)
+        _set(ws, **accounting_changes(budget, st.session_state["accounting"]))
 
     top = st.columns(4)
     top[0].selectbox(

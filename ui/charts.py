@@ -23,8 +23,13 @@ PLOT_PX = 300  # the plot's own height in a chart of columns, whatever its label
 
 
 def budget_split(allocation: PlanAllocation) -> go.Figure:
-    """Each measurement's share of the budget (ε, or ρ under zCDP; under approx with
-    strategy auto, Δ₂²/σ², its part of the one Gaussian mechanism)."""
+    """Each measurement's share of the budget, in percent of the whole (of ε, or of ρ under
+    zCDP; under approx with strategy auto, of Δ₂²/σ², its part of the one Gaussian mechanism).
+
+    Shares, rounded to 0.01%, not the amounts: an ε what-if that keeps the split sends the
+    same figure, and the browser, which redraws a Plotly chart only when its figure changed,
+    skips it (issue 37.9: the chart was most of the browser's work in a what-if). The amounts
+    are in the tables above it."""
     accountant = allocation.accountant
     field = accountant.unit  # each share's field: epsilon or rho
     gaussian_set = accountant.priced_as_set and allocation.derived
@@ -44,19 +49,25 @@ def budget_split(allocation: PlanAllocation) -> go.Figure:
         values.append(getattr(d.mechanism.cost, field) or 0.0)
         names.append(f"discover {d.column}")
         colours.append("#2ca02c")
+    whole = sum(values)
+    shares = [round(100 * v / whole, 2) if whole > 0 else 0.0 for v in values]
     figure = go.Figure(
         go.Bar(
             x=names,
-            y=values,
+            y=shares,
             marker_color=colours,
-            hovertemplate="%{x}: " + unit + " = %{y:.4g}<extra></extra>",
+            hovertemplate="%{x}: %{y:.2f}% of the " + unit + "<extra></extra>",
         )
     )
+    # Margins fixed from the labels, no automargin: Plotly's margin search drew the chart
+    # several times over in the browser whenever it changed (issue 37.9).
+    x_axis, below_px = column_ticks(names)
     figure.update_layout(
-        title=f"Budget split ({unit} per measurement; red = locked, green = statistic)",
-        xaxis=category_axis(),
-        yaxis_title=unit,
-        **_LAYOUT,
+        title=f"Budget split (share of the {unit}, in %; red = locked, green = statistic)",
+        xaxis={**x_axis, "automargin": False},
+        yaxis={"title": f"% of the {unit}", "automargin": False, "rangemode": "tozero"},
+        height=PLOT_PX + 60 + below_px,
+        margin={"l": 70, "r": 10, "t": 60, "b": below_px},
     )
     return figure
 

@@ -22,6 +22,7 @@ from ui.state import (
     ledger_account,
     workspace,
 )
+from ui.warm_up import warm_approx
 
 
 def _fmt(value: float | None) -> str:
@@ -39,6 +40,7 @@ def budget_meter() -> None:
             st.caption(f"Data: **{md(ws.upload.name)}** ({source})")
         ws.memo.plan_slot = st.empty()
         _plan_figures(ws)
+        warm_approx(ws.plan, first_only=True)  # issue 37.9: PLD code imported ahead
         if ws.upload is None:
             return
         _coverage_line(ws)

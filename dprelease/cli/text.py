@@ -87,12 +87,17 @@ def _budget_cells(t: TableBudget) -> tuple[str, ...]:
     )
 
 
-def print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
-    """For the data holder, on stderr: rows left out or clamped (never written to a release)."""
+def data_report_lines(encoded: EncodedData | CountResult, plan: Plan) -> tuple[str, ...]:
+    """For the data holder: rows left out or clamped, weights missing or clamped, advice on δ
+    from the row count (never written to a release)."""
     from dprelease.accounting.allocation import delta_advice
 
-    advice = delta_advice(plan.budget.delta, encoded.rows)
-    for line in (*encoded.report.lines(), *advice):
+    return (*encoded.report.lines(), *delta_advice(plan.budget.delta, encoded.rows))
+
+
+def print_data_report(encoded: EncodedData | CountResult, plan: Plan) -> None:
+    """For the data holder, on stderr: `data_report_lines` (never written to a release)."""
+    for line in data_report_lines(encoded, plan):
         sys.stderr.write(f"data (for you only, never in the release): {line}\n")
 
 

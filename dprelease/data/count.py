@@ -28,7 +28,7 @@ from dprelease.data.columns import (
     missing_columns_message,
 )
 from dprelease.data.read import read_data
-from dprelease.data.report import ColumnReport, DataReport
+from dprelease.data.report import ColumnReport, DataReport, weight_report
 from dprelease.errors import DataError, InternalError
 from dprelease.plan.model import Plan
 from dprelease.plan.schema import MISSING_CODE, CategoricalColumn, NumericColumn, Schema
@@ -128,19 +128,20 @@ def encode(table: pa.Table, plan: Plan, *, rng: np.random.Generator | None = Non
     keep = _unit_cap(table, plan.unit, rng)
     codes, reports = encode_columns(table, plan.schema, plan.used_columns, keep=keep)
     dropped = 0 if keep is None else table.num_rows - int(np.count_nonzero(keep))
-    weights = {w: weight_units(table.column(w.column), w, keep) for w in plan.survey_weights}
-    report = DataReport(table.num_rows, dropped, tuple(reports))
+    weights, weight_reports = {}, []
+    for w in plan.survey_weights:
+        numbers = float_values(table.column(w.column), w.column)
+        numbers = numbers if keep is None else numbers[keep]
+        weights[w] = weight_units(numbers, w)
+        weight_reports.append(weight_report(w.column, w.lo, w.hi, numbers))
+    report = DataReport(table.num_rows, dropped, tuple(reports), weights=tuple(weight_reports))
     return EncodedData(MappingProxyType(codes), report, MappingProxyType(weights))
 
 
-def weight_units(
-    values: pa.ChunkedArray, weight: SurveyWeight, keep: np.ndarray | None = None
-) -> np.ndarray:
-    """Each row's survey weight: clamped into [lo, W], rounded to a whole number (half to
-    even); 0 where missing or not a number (`plan/survey_weight.py`). Read-only int64."""
-    numbers = float_values(values, weight.column)
-    if keep is not None:
-        numbers = numbers[keep]
+def weight_units(numbers: np.ndarray, weight: SurveyWeight) -> np.ndarray:
+    """Each row's survey weight (float64, NaN where no number): clamped into [lo, W], rounded
+    to a whole number (half to even); 0 where missing or not a number
+    (`plan/survey_weight.py`). Read-only int64."""
     clamped = np.rint(np.clip(numbers, weight.lo, weight.hi))
     units: np.ndarray = np.where(np.isnan(clamped), 0, clamped).astype(np.int64)
     units.setflags(write=False)

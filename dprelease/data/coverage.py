@@ -19,14 +19,17 @@ from dprelease.data.report import (
     ColumnReport,
     DataReport,
     StatisticReport,
+    WeightReport,
     model_report,
     statistic_report,
+    weight_report,
 )
-from dprelease.errors import DataError, quote
+from dprelease.errors import DataError, PlanError, quote
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import parse_schema
 from dprelease.plan.schema import MISSING_CODE
 from dprelease.plan.stat_spec import stat_columns
+from dprelease.plan.survey_weight import SurveyWeight, parse_survey_weight
 
 
 def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnReport]:
@@ -38,6 +41,23 @@ def domain_coverage(table: pa.Table, plan: dict[str, Any]) -> dict[str, ColumnRe
         return {}
     _, reports = encode_columns(table, parse_schema(columns), present)
     return {report.name: report for report in reports}
+
+
+def weight_coverage(table: pa.Table, plan: dict[str, Any]) -> tuple[WeightReport, ...]:
+    """Per valid survey weight the plan's tables use whose column the data have (issue 37):
+    the rows with no weight and the rows the clamp moves, over every row (no unit cap)."""
+    weights: dict[SurveyWeight, None] = {}
+    for spec in plan.get("tables") or []:
+        try:
+            weight = parse_survey_weight(spec.get("survey_weight"), "table")
+        except (AttributeError, PlanError):  # not a table yet, or a bad weight: its own error
+            continue
+        if weight is not None and weight.column in table.column_names:
+            weights.setdefault(weight)
+    return tuple(
+        weight_report(w.column, w.lo, w.hi, float_values(table.column(w.column), w.column))
+        for w in weights
+    )
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """CONFIDENTIAL (for the data holder only, never exported): what encoding did to the rows, per
-column (sent to the other label, left out, clamped), and the report of data counted in parts.
+column (sent to the other label, left out, clamped), per survey weight (missing, clamped), and
+the report of data counted in parts.
 """
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -65,6 +66,62 @@ class StatisticReport:
 
 
 @dataclass(frozen=True)
+class WeightReport:
+    """CONFIDENTIAL (for the data holder only, never exported): what the clamp of one survey
+    weight did to the kept rows (issue 37). `rows_missing`: no number (missing, NaN or a text
+    such as `NA`), so the row weighs 0; `rows_below` / `rows_above`: a number below the lower
+    bound or above W, used as that bound."""
+
+    column: str
+    lo: int
+    hi: int
+    rows: int
+    rows_missing: int = 0
+    rows_below: int = 0
+    rows_above: int = 0
+
+    @property
+    def rows_clamped(self) -> int:
+        return self.rows_below + self.rows_above
+
+    def line(self) -> str:
+        """One line, also when nothing was clamped (the data holder sees that it was checked)."""
+        return (
+            f"survey weight {quote(self.column)} (bounds [{self.lo:,}, {self.hi:,}]): "
+            f"{self.rows_missing:,} of {self.rows:,} rows missing or not a number (weight 0), "
+            f"{self.rows_clamped:,} clamped ({self.rows_below:,} below {self.lo:,}, "
+            f"{self.rows_above:,} above {self.hi:,})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """For `validate --json` on the data holder's own screen (never for a release)."""
+        return {
+            "column": self.column,
+            "bounds": [self.lo, self.hi],
+            "rows": self.rows,
+            "rows_missing": self.rows_missing,
+            "rows_clamped": self.rows_clamped,
+            "rows_below": self.rows_below,
+            "rows_above": self.rows_above,
+        }
+
+
+def weight_report(column: str, lo: int, hi: int, values: np.ndarray) -> WeightReport:
+    """CONFIDENTIAL: of these weights (float64, NaN where no number), how many are missing and
+    how many lie below `lo` or above `hi` (the clamp of `data.count.weight_units`)."""
+    missing = np.isnan(values)
+    return WeightReport(
+        column,
+        lo,
+        hi,
+        rows=len(values),
+        rows_missing=int(np.count_nonzero(missing)),
+        rows_below=int(np.count_nonzero(values < lo)),
+        rows_above=int(np.count_nonzero(values > hi)),
+    )
+
+
+@dataclass(frozen=True)
 class DataReport:
     """CONFIDENTIAL (for the data holder only, never exported): what encoding did to the rows."""
 
@@ -72,6 +129,7 @@ class DataReport:
     rows_dropped_by_unit_cap: int
     columns: tuple[ColumnReport, ...]
     statistics: tuple[StatisticReport, ...] = ()
+    weights: tuple[WeightReport, ...] = ()  # issue 37: one per survey weight the plan uses
 
     @property
     def rows_kept(self) -> int:
@@ -97,7 +155,18 @@ class DataReport:
             if parts:
                 lines.append(f"column {quote(column.name)}: " + ", ".join(parts))
         lines += [line for s in self.statistics if (line := s.line()) is not None]
+        lines += [w.line() for w in self.weights]
         return (*lines, *self.warnings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """For `validate --json` on the data holder's own screen (never for a release)."""
+        return {
+            "confidential": "for the data holder only, never in a release",
+            "rows_read": self.rows_read,
+            "rows_dropped_by_unit_cap": self.rows_dropped_by_unit_cap,
+            "survey_weights": [w.to_dict() for w in self.weights],
+            "lines": list(self.lines()),
+        }
 
     def joined(self, other: DataReport) -> DataReport:
         """This report (of the counting) with the columns it lacks and the statistics of
@@ -105,7 +174,10 @@ class DataReport:
         names = {c.name for c in self.columns}
         extra = tuple(c for c in other.columns if c.name not in names)
         return dataclasses.replace(
-            self, columns=(*self.columns, *extra), statistics=(*self.statistics, *other.statistics)
+            self,
+            columns=(*self.columns, *extra),
+            statistics=(*self.statistics, *other.statistics),
+            weights=self.weights or other.weights,
         )
 
     @property
@@ -120,19 +192,29 @@ class DataReport:
         )
 
 
+_COLUMN_COUNTS = ("rows", "rows_to_other", "rows_left_out", "rows_clamped")
+_WEIGHT_COUNTS = ("rows", "rows_missing", "rows_below", "rows_above")
+
+
+def _summed(reports: Sequence[tuple[Any, ...]], fields: tuple[str, ...]) -> tuple[Any, ...]:
+    """Part by part, each item's `fields` summed over the parts (the rest from the first)."""
+    return tuple(
+        dataclasses.replace(parts[0], **{f: sum(getattr(p, f) for p in parts) for f in fields})
+        for parts in zip(*reports, strict=True)
+    )
+
+
 def merge_reports(reports: Sequence[DataReport]) -> DataReport:
     """One report for data counted in parts (batches): every figure is a sum."""
     if not reports:
         raise InternalError("no data report to merge")
-    fields = ("rows", "rows_to_other", "rows_left_out", "rows_clamped")
-    columns = tuple(
-        dataclasses.replace(parts[0], **{f: sum(getattr(p, f) for p in parts) for f in fields})
-        for parts in zip(*(r.columns for r in reports), strict=True)
-    )
+    columns = _summed([r.columns for r in reports], _COLUMN_COUNTS)
+    weights = _summed([r.weights for r in reports], _WEIGHT_COUNTS)
     return DataReport(
         rows_read=sum(r.rows_read for r in reports),
         rows_dropped_by_unit_cap=sum(r.rows_dropped_by_unit_cap for r in reports),
         columns=columns,
+        weights=weights,
     )
 
 

@@ -26,7 +26,7 @@ import pyarrow as pa
 from dprelease.accounting.counted import counted_tables
 from dprelease.data.count import EXACT_FLOAT_LIMIT, encode_columns
 from dprelease.data.engines.result import CountResult, frozen_counts
-from dprelease.data.report import DataReport
+from dprelease.data.report import DataReport, WeightReport
 from dprelease.errors import DataError
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import TableSpec
@@ -54,14 +54,30 @@ def positional(columns: Sequence[str]) -> list[str]:
     return [f"c{i}" for i in range(len(columns))]
 
 
+def _weight_value(column: str) -> str:
+    """A survey weight as a double, NULL when it is no number."""
+    # through text: DuckDB 2.0 folds isnan() of a Parquet double to false from the file's
+    # statistics, which leave NaN out (a NaN weight was then clamped to W, not 0)
+    return f"TRY_CAST(CAST({column} AS STRING) AS DOUBLE)"
+
+
 def weight_sum(column: str, lo: int, hi: int, rounding: str) -> str:
     """Σ of a survey weight as `count.weight_units` makes it: clamped into [lo, hi], rounded
     half to even (`rounding`: the engine's function), 0 when missing or not a number."""
-    # through text: DuckDB 2.0 folds isnan() of a Parquet double to false from the file's
-    # statistics, which leave NaN out (a NaN weight was then clamped to W, not 0)
-    value = f"TRY_CAST(CAST({column} AS STRING) AS DOUBLE)"
+    value = _weight_value(column)
     clamped = f"{rounding}(least(greatest({value}, {int(lo)}), {int(hi)}), 0)"
     return f"sum(CASE WHEN {value} IS NULL OR isnan({value}) THEN 0 ELSE {clamped} END)"
+
+
+def weight_counts(column: str, lo: int, hi: int) -> tuple[str, str, str]:
+    """The rows whose weight is no number, below `lo`, above `hi` (`report.weight_report`)."""
+    value = _weight_value(column)
+
+    def rows(condition: str) -> str:
+        return f"sum(CASE WHEN {condition} THEN 1 ELSE 0 END)"
+
+    missing = rows(f"{value} IS NULL OR isnan({value})")
+    return missing, rows(f"{value} < {int(lo)}"), rows(f"{value} > {int(hi)}")
 
 
 def grouping_query(
@@ -93,6 +109,8 @@ def grouping_query(
         counts = "count(*) AS _kept"
     for k, w in enumerate(weights):
         counts += f", {weight_sum(sql[w.column], w.lo, w.hi, rounding)}{keep} AS _w{k}"
+        for suffix, total in zip("mlh", weight_counts(sql[w.column], w.lo, w.hi), strict=True):
+            counts += f", {total}{keep} AS _w{suffix}{k}"
     if not used:
         return f"SELECT {counts} FROM {relation}"
     sets = ", ".join("(" + ", ".join(sql[n] for n in s) + ")" for s in grouping_sets(plan))
@@ -167,8 +185,30 @@ def counts_from_groups(
         )
         sums = weighted(selected, spec, kept)
         counts[spec.name] = _cells(codes, spec.by, spec.shape(plan.schema), sums)
-    report = DataReport(rows_read, rows_read - rows_kept, tuple(reports))
+    report = DataReport(
+        rows_read, rows_read - rows_kept, tuple(reports), weights=_weight_reports(plan, first)
+    )
     return CountResult(frozen_counts(counts, rows_read), report, engine)
+
+
+def _weight_reports(plan: Plan, groups: pa.Table) -> tuple[WeightReport, ...]:
+    """Each survey weight's missing and clamped rows, summed over one grouping set's groups."""
+
+    def total(name: str) -> int:
+        return int(np.nansum(np.asarray(groups.column(name).to_pylist(), dtype=np.float64)))
+
+    return tuple(
+        WeightReport(
+            w.column,
+            w.lo,
+            w.hi,
+            rows=total("_kept"),
+            rows_missing=total(f"_wm{k}"),
+            rows_below=total(f"_wl{k}"),
+            rows_above=total(f"_wh{k}"),
+        )
+        for k, w in enumerate(plan.survey_weights)
+    )
 
 
 def _as_read(selected: pa.Table, plan: Plan, columns: Sequence[str]) -> pa.Table:
