@@ -37,6 +37,7 @@ from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict
 from dprelease.plan.model import Plan
 from dprelease.plan.parse import load_plan, parse_plan, plan_to_dict, with_budget
+from dprelease.release.admitted import admit_plan
 from dprelease.release.draw import Preview
 from dprelease.release.publish import Account
 from dprelease.release.service import UploadData, open_ledger
@@ -340,6 +341,7 @@ def _parse_and_allocate(plan_dict: PlanDict, same_but_budget: Plan | None = None
     if not plan.tables:
         return plan, None, "The plan has no tables yet: add some on the Tables page."
     try:
+        admit_plan(plan)  # issue 35: the allocation's work, from the plan, before it runs
         return plan, allocate(plan), None
     except DPReleaseError as error:
         return plan, None, str(error)

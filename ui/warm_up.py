@@ -20,6 +20,7 @@ from dprelease.errors import DPReleaseError
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict, set_budget
 from dprelease.plan.parse import parse_plan
+from dprelease.release.admitted import admit_plan
 from dprelease.stats.allocation import allocate
 from ui.budget_inputs import accounting_changes
 
@@ -52,7 +53,9 @@ def warm_approx(plan: PlanDict, *, first_only: bool = False) -> None:
 
 def _allocate(plan: PlanDict) -> None:
     try:
-        allocate(parse_plan(plan, max_cells=MAX_CELLS))
+        parsed = parse_plan(plan, max_cells=MAX_CELLS)
+        admit_plan(parsed)  # the same bound as the page's own allocation (ui/state.py)
+        allocate(parsed)
     except DPReleaseError:
         pass  # the page says what is wrong when the user switches; a warm-up only fills caches
     finally:

@@ -68,3 +68,15 @@ def test_local_dp_heavy_hitters_are_admitted_before_the_column_is_read(monkeypat
     assert not app.exception, app.exception
     assert asked == ["ldp"] and _refused(app)
     assert "ldp_heavy_hitters" not in app.session_state
+
+
+def test_the_budget_pages_allocation_is_admitted_before_it_runs(monkeypatch) -> None:
+    # The dashboard's own allocation (every page's check, the what-if) asks the same admission
+    # as `plan`: over a limit, the page says so in one line and keeps the plan.
+    app = go(open_app(), "pages/budget.py")
+    asked = _refuse(monkeypatch, "strategy", "ui.state.allocate")
+    app.text_input(key="epsilon_box").set_value("2").run()
+    assert not app.exception, app.exception
+    assert "strategy" in asked
+    assert any("TEST_LIMIT" in str(e.value).replace("\\", "") for e in [*app.error, *app.warning])
+    assert workspace(app).plan["budget"]["epsilon"] == 2.0  # the plan kept what was typed
