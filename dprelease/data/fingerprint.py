@@ -53,13 +53,11 @@ def _lane_sum(lane: np.ndarray) -> int:
 
 def _bottom(values: np.ndarray, k: int = SKETCH_SIZE) -> tuple[int, ...]:
     """The k smallest distinct values (sorted)."""
-    if values.size > 4 * k:
-        values = np.partition(values, 4 * k)[: 4 * k + 1]
-        distinct = np.unique(values)
-        if distinct.size < k:  # many equal rows among the smallest: look at every row
-            distinct = np.unique(values)
-    else:
-        distinct = np.unique(values)
+    distinct = np.unique(
+        np.partition(values, 4 * k)[: 4 * k + 1] if values.size > 4 * k else values
+    )
+    if distinct.size < k and values.size > 4 * k:  # many equal rows among the smallest:
+        distinct = np.unique(values)  # look at every row
     return tuple(int(v) for v in distinct[:k])
 
 

@@ -49,6 +49,15 @@ def test_the_read_key_keeps_an_account_when_unread_columns_are_added_or_dropped(
     assert fingerprint_table(table).read_key() is None  # not asked
 
 
+def test_the_sketch_of_repeated_rows_is_of_their_distinct_records():
+    # every record 20 times (the benchmark data is a sample repeated): the smallest row hashes
+    # are copies of a few records, and the sketch must still take 128 distinct ones
+    records = pa.table({"id": [str(i) for i in range(300)], "x": list(range(300))})
+    repeated = pa.concat_tables([records] * 20).combine_chunks()  # one batch
+    assert fingerprint_table(repeated).sketch == fingerprint_table(records).sketch
+    assert len(fingerprint_table(repeated).sketch) == 128
+
+
 def test_the_sketch_is_nearly_the_same_for_near_duplicates():
     rows = 20_000
     table = pa.table({"id": [f"P{i}" for i in range(rows)], "v": [i % 7 for i in range(rows)]})
