@@ -222,3 +222,15 @@ def test_integers_beyond_2_to_53_are_keyed_as_their_text_in_a_csv_is():
     parquet = pa.table({"id": pa.array(big, pa.int64())})
     text = pa.table({"id": pa.array([str(v) for v in big])})
     assert fingerprint_table(parquet).key() == fingerprint_table(text).key()
+
+
+def test_a_column_of_only_missing_values_is_fingerprinted_as_missing():
+    # an all-null text column (a Parquet column never filled in) was dictionary-encoded to an
+    # empty dictionary, and the lookup into it failed: an internal error on a charged release
+    nulls = pa.table({"id": ["a", "b"], "note": pa.array([None, None], pa.string())})
+    ints = pa.table({"id": ["a", "b"], "note": pa.array([None, None], pa.int64())})
+    empty = pa.table({"id": ["a", "b"], "note": ["", " "]})
+    keys = {fingerprint_table(t).key() for t in (nulls, ints, empty)}
+    assert len(keys) == 1
+    encoded = nulls.set_column(1, "note", nulls.column("note").dictionary_encode())
+    assert fingerprint_table(encoded).key() in keys
