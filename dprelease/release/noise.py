@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,18 @@ def opendp_prelude() -> Any:
 def warm_up() -> None:
     """Import OpenDP now (e.g. in a thread while the data are read): saves start-up time."""
     opendp_prelude()
+
+
+def build_samplers(draws: Iterable[tuple[Noise, int]]) -> None:
+    """Build (and keep) the exact samplers a release's draws will share, deciding on all the
+    cells drawn with one noise, not table by table: eleven tables at one scale drew ten with
+    OpenDP, cell by cell, before the eleventh (county × sex) built the table all could have
+    used. `draws` are (noise, cells) pairs: public, the plan's allocation only."""
+    cells: dict[Noise, int] = {}
+    for noise, count in draws:
+        cells[noise] = cells.get(noise, 0) + count
+    for noise, count in cells.items():
+        noise.kind.exact_sampler(exact_noise, noise.scale, count)
 
 
 def _check_privacy_map(measurement: Any, noise: Noise, sens: Sensitivity) -> None:
