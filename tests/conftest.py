@@ -37,6 +37,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+# The strategy's searches are not read from, or kept in, the developer's cache folder
+# (`strategy/disk_memo.py`): every test searches afresh; the memo's own tests name a folder.
+os.environ["DPRELEASE_CACHE"] = "off"
+
 # Hypothesis draws the same examples on every run (a seed per test, from its name): a property
 # test's time and outcome never depend on luck, and a failure seen once is seen every time
 # (issue 25: "no test may depend on luck for its time"). Tests set their own max_examples.

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from dprelease.cli import codebook, plan, release, risk, sample, validate
+from dprelease.cli.memory import keep_freed_memory
 from dprelease.errors import DPReleaseError, one_line
 from dprelease.graph import command as graph_command
 from dprelease.ldp import command as ldp_command
@@ -66,7 +67,9 @@ def _parser() -> _Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return the exit status."""
+    """Run one command; return the exit status (`argv` None: this process is the command's)."""
+    if argv is None:
+        keep_freed_memory()
     args = _parser().parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
     try:

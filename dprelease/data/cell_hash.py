@@ -79,19 +79,24 @@ LONG_TEXT = 256
 eight bytes of the longest string, and one 50 MB cell would take six million steps."""
 
 
-def _texts(strings: pa.Array) -> np.ndarray:
-    """Hashes of the UTF-8 bytes of each (non-null) string of a string array.
+def _texts(strings: pa.Array, offsets: np.ndarray | None = None) -> np.ndarray:
+    """Hashes of the UTF-8 bytes of each (non-null) string of a string array (`offsets`: its
+    `_offsets`, when the caller has them).
 
     A string of L bytes is ⌈L/8⌉ steps: step c adds the little-endian word of bytes 8c..8c+7
     (the last one cut to the string's own bytes) plus a constant of c, xors the hash so far
     and mixes. Strings are taken a length at a time, so that each step is one vectorised pass
     over the strings of that length with no per-step masks (identifiers are one length)."""
-    offsets = _offsets(strings)
+    if offsets is None:
+        offsets = _offsets(strings)
     data_buffer = strings.buffers()[2]
     lengths = offsets[1:] - offsets[:-1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0)
-    a = mix_in_place(lengths.astype(np.uint64) ^ _SEED["text"])
-    for index in np.flatnonzero(lengths > LONG_TEXT).tolist():
+    a: np.ndarray = lengths.astype(np.uint64)
+    a ^= _SEED["text"]
+    mix_in_place(a)
+    shortest, longest = (int(lengths.min()), int(lengths.max())) if len(lengths) else (0, 0)
+    for index in np.flatnonzero(lengths > LONG_TEXT).tolist() if longest > LONG_TEXT else ():
         digest = hashlib.blake2b(
             data[offsets[index] : offsets[index + 1]].tobytes(), digest_size=8, person=b"dpr-text"
         ).digest()
@@ -101,12 +106,15 @@ def _texts(strings: pa.Array) -> np.ndarray:
     padded[: last - first] = data[first:last]
     # Every byte offset as the start of a little-endian 64-bit word (overlapping, unaligned).
     words_at = np.ndarray((last - first + 1,), dtype="<u8", buffer=padded, strides=(1,))
-    start = offsets[:-1] - first
+    start = offsets[:-1] - first if first else offsets[:-1]
+    if shortest == longest:  # one length (identifiers): no grouping by length
+        if 0 < shortest <= LONG_TEXT:
+            a = _steps(a, words_at, start, shortest)
+        return a
     counts = np.bincount(np.minimum(lengths, LONG_TEXT + 1), minlength=LONG_TEXT + 2)
     for length in np.flatnonzero(counts[1 : LONG_TEXT + 1]).tolist():
         length += 1
-        everyone = counts[length] == len(lengths)
-        rows = slice(None) if everyone else np.flatnonzero(lengths == length)
+        rows = np.flatnonzero(lengths == length)
         a[rows] = _steps(a[rows], words_at, start[rows], length)
     return a
 
@@ -114,7 +122,7 @@ def _texts(strings: pa.Array) -> np.ndarray:
 def _steps(hashes: np.ndarray, words_at: np.ndarray, start: np.ndarray, length: int) -> np.ndarray:
     """`_texts`'s steps over strings of one length (a new array)."""
     for chunk in range((length + 7) // 8):
-        word = words_at[start + 8 * chunk]  # a gather: a new array
+        word = words_at[start + 8 * chunk if chunk else start]  # a gather: a new array
         left = length - 8 * chunk
         if left < 8:  # the last word of a string: only its own bytes
             word &= np.uint64((1 << (8 * left)) - 1)
@@ -163,18 +171,12 @@ def _offsets(text: pa.Array) -> np.ndarray:
     return raw.astype(np.int64, copy=False)
 
 
-def _lengths(text: pa.Array) -> np.ndarray:
-    lengths: np.ndarray = np.diff(_offsets(text))
-    return lengths
-
-
 _NUMBER_START = np.zeros(256, dtype=bool)
 _NUMBER_START[list(b"0123456789+-.")] = True  # what a plain decimal number can start with
 
 
-def _first_bytes(text: pa.Array) -> np.ndarray:
-    """Each string's first byte (0 for an empty one)."""
-    offsets = _offsets(text)
+def _first_bytes(text: pa.Array, offsets: np.ndarray) -> np.ndarray:
+    """Each string's first byte (0 for an empty one); `offsets` are the array's `_offsets`."""
     data_buffer = text.buffers()[2]
     if data_buffer is None or len(data_buffer) == 0:
         return np.zeros(len(text), dtype=np.uint8)
@@ -184,11 +186,11 @@ def _first_bytes(text: pa.Array) -> np.ndarray:
     return first
 
 
-def _byte_range(text: pa.Array) -> tuple[int, int]:
+def _byte_range(text: pa.Array, offsets: np.ndarray) -> tuple[int, int]:
     """The smallest and largest byte of a string array's values ((33, 0) when none): all
     ASCII when the largest is below 128 (then NFC changes nothing), no white space anywhere
-    when the smallest is above 32 (then trimming, a copy of every value, is skipped)."""
-    offsets = _offsets(text)
+    when the smallest is above 32 (then trimming, a copy of every value, is skipped).
+    `offsets` are the array's `_offsets`."""
     data_buffer = text.buffers()[2]
     if data_buffer is None or offsets[-1] == offsets[0]:
         return 33, 0
@@ -208,17 +210,20 @@ def _matches(
 
 def _text_column(column: pa.Array) -> np.ndarray:
     """Lanes of a string column: trimmed, NFC, missing and numbers recognised."""
-    smallest, largest = _byte_range(column)
+    offsets = _offsets(column)  # read once (a copy as int64): the steps below share them
+    smallest, largest = _byte_range(column, offsets)
     plain = smallest > 32 and largest < 128
     text = column if plain else pc.utf8_trim_whitespace(column)
     if largest >= 128:
         text = pc.utf8_normalize(text, "NFC")
-    lengths = _lengths(text)
+    if not plain:
+        offsets = _offsets(text)
+    lengths = offsets[1:] - offsets[:-1]
     missing = ~_bits(text, 0) | (lengths == 0)
     missing |= _matches(
         text, ~missing & (lengths == 3), lambda t: pc.match_like(t, "nan", ignore_case=True)
     )
-    candidates = ~missing & _NUMBER_START[_first_bytes(text)]
+    candidates = ~missing & _NUMBER_START[_first_bytes(text, offsets)]
     is_number = _matches(text, candidates, lambda t: pc.match_substring_regex(t, NUMBER))
     is_text = ~missing & ~is_number
     hashes = np.full(len(column), MISSING, dtype=np.uint64)
@@ -229,7 +234,7 @@ def _text_column(column: pa.Array) -> np.ndarray:
         hashes[where[finite]] = _numbers(values[finite])
         is_text[where[~finite]] = True
     if is_text.all():
-        return _texts(text)
+        return _texts(text, offsets)
     if is_text.any():
         hashes[is_text] = _texts(pc.array_filter(text, _mask(is_text)))
     return hashes
@@ -307,6 +312,8 @@ def cell_hashes(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
         raw = raw[indices.offset : indices.offset + len(indices)]
         if not column.null_count:
             return distinct[raw]
+        if not len(distinct):  # every value null: nothing to look up
+            return np.full(len(column), MISSING, dtype=np.uint64)
         valid = _bits(column, 0)
         return np.where(valid, distinct[np.where(valid, raw, 0)], MISSING)
     if pa.types.is_null(kind):

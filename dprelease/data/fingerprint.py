@@ -53,13 +53,11 @@ def _lane_sum(lane: np.ndarray) -> int:
 
 def _bottom(values: np.ndarray, k: int = SKETCH_SIZE) -> tuple[int, ...]:
     """The k smallest distinct values (sorted)."""
-    if values.size > 4 * k:
-        values = np.partition(values, 4 * k)[: 4 * k + 1]
-        distinct = np.unique(values)
-        if distinct.size < k:  # many equal rows among the smallest: look at every row
-            distinct = np.unique(values)
-    else:
-        distinct = np.unique(values)
+    distinct = np.unique(
+        np.partition(values, 4 * k)[: 4 * k + 1] if values.size > 4 * k else values
+    )
+    if distinct.size < k and values.size > 4 * k:  # many equal rows among the smallest:
+        distinct = np.unique(values)  # look at every row
     return tuple(int(v) for v in distinct[:k])
 
 
@@ -159,17 +157,27 @@ class RecordFingerprint:
 
 
 PARALLEL_ROWS = 100_000  # a batch this long hashes its columns on two threads
+HASHING_AHEAD = 2
 
 
-def _column_hashes(batch: pa.RecordBatch | pa.Table) -> list[np.ndarray]:
-    """Each column's cell hashes; a long batch's on two threads (numpy and arrow release the
-    GIL), as the machines this runs on have two cores or more. The pool is made per batch:
-    a module-level one could not travel to Spark's executors with this module."""
+def _column_hashes(batch: pa.RecordBatch | pa.Table) -> Iterator[np.ndarray]:
+    """Each column's cell hashes, in order; a long batch's on two threads (numpy and arrow
+    release the GIL), as the machines this runs on have two cores or more. At most
+    `HASHING_AHEAD` columns are hashed ahead of the caller, so a wide batch never holds every
+    column's hashes at once (12 columns of 1 M rows: 96 MB). The pool is made per batch: a
+    module-level one could not travel to Spark's executors with this module."""
     columns = [batch.column(index) for index in range(batch.num_columns)]
     if batch.num_rows < PARALLEL_ROWS or len(columns) < 2:
-        return [cell_hashes(column) for column in columns]
+        yield from map(cell_hashes, columns)
+        return
     with ThreadPoolExecutor(2, thread_name_prefix="fingerprint-columns") as pool:
-        return list(pool.map(cell_hashes, columns))
+        ahead: deque[Future[np.ndarray]] = deque()
+        for column in columns:
+            ahead.append(pool.submit(cell_hashes, column))
+            if len(ahead) > HASHING_AHEAD:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
 
 
 def _rows_total(sums: np.ndarray) -> tuple[int, np.ndarray]:

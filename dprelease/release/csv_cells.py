@@ -27,10 +27,13 @@ def csv_cell(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
+def csv_line(row: Sequence[str]) -> str:
+    """One row of already formula-safe cells, `,`-separated (no line break)."""
+    line = ",".join(map(csv_cell, row))
+    return line if line or len(row) != 1 else '""'  # one empty cell, not no cell
+
+
 def csv_bytes(rows: Iterable[Sequence[str]]) -> bytes:
     """Rows of already formula-safe cells as UTF-8 CSV text, `,`-separated, one `\\n` a row."""
-    lines = []
-    for row in rows:
-        line = ",".join(csv_cell(cell) for cell in row)
-        lines.append(line if line or len(row) != 1 else '""')  # one empty cell, not no cell
+    lines = [csv_line(row) for row in rows]
     return "".join(line + "\n" for line in lines).encode("utf-8")

@@ -32,7 +32,7 @@ from dprelease.postprocess.accuracy import (
 from dprelease.postprocess.consistency import is_consistent
 from dprelease.postprocess.derived import MeasurementSet, derived_postprocess
 from dprelease.postprocess.pipeline import postprocess, problem_of
-from dprelease.release.noise import preview_noise, secure_noisy_counts
+from dprelease.release.noise import build_samplers, preview_noise, secure_noisy_counts
 from dprelease.release.statistics import (
     Counter,
     EmptyTable,
@@ -331,6 +331,8 @@ def draw_release(
         sens = table.sensitivity
         return secure_noisy_counts(counts, table.noise, sens.l1, sens.l2_squared)
 
+    drawing = allocation.measurements if allocation.derived else allocation.tables
+    build_samplers((t.noise, t.cells) for t in drawing)
     drawn = _noisy_tables(plan, allocation, true_counts, secure, SECURE_SYNTHESIS)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     accuracy = _accuracy(drawn, plan, allocation, simulations)

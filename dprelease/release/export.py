@@ -10,6 +10,7 @@ count, the true number of rows or a seed, except the exact counts of a table the
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import shutil
@@ -24,7 +25,7 @@ from dprelease.errors import InternalError, ReleaseError
 from dprelease.plan.model import Plan
 from dprelease.plan.table_spec import TableSpec
 from dprelease.release.constraints_files import cell_moes
-from dprelease.release.csv_cells import csv_bytes, csv_safe
+from dprelease.release.csv_cells import csv_bytes, csv_cell, csv_line, csv_safe
 from dprelease.release.draw import Release
 from dprelease.release.metadata import release_metadata, released_error
 from dprelease.release.microdata_file import FILE, microdata_csv
@@ -39,6 +40,14 @@ def _number(value: Any) -> str:
     return f"{float(value):.10g}"
 
 
+def _cells(text: str | list[str], size: int) -> list[str]:
+    """An extra column's cells as CSV text: one text for every cell, or a text per cell."""
+    if isinstance(text, str):
+        return [csv_cell(text)] * size
+    quoted = {t: csv_cell(t) for t in set(text)}  # a table's margins of error are few
+    return [quoted[t] for t in text]
+
+
 def _table_csv(
     plan: Plan,
     spec: TableSpec,
@@ -47,24 +56,27 @@ def _table_csv(
 ) -> bytes:
     """by-columns… (each labelled code followed by its `C_label`), count, then the `extras`
     (`moe` of a table, per cell; `noise_std` of a measurement, one value; an invariant
-    table's `invariant` flag)."""
-    header = [*spec.by, "count", *(name for name, _ in extras)]
-    columns = [text if isinstance(text, list) else [text] * values.size for _, text in extras]
-    cells = (
-        [*labels, _number(value), *texts]
-        for labels, value, *texts in zip(
-            spec.cell_labels(plan.schema), values.tolist(), *columns, strict=True
-        )
-    )
-    numbers = len(header) - len(spec.by)  # count and the extras: never text
-    header, rows = with_labels(header, cells, spec.by, plan.schema)
-    text = len(header) - numbers  # the codes and their labels
-    return csv_bytes(
-        [
-            [csv_safe(column) for column in header],
-            *([*map(csv_safe, row[:text]), *row[text:]] for row in rows),
-        ]
-    )
+    table's `invariant` flag).
+
+    Each column's codes (and labels) are made CSV text once per value of its domain, not once
+    per cell: a cell's line joins its columns' texts (county × sex: 3,145 texts, not 6,286
+    rows of four cells)."""
+    schema = plan.schema
+    header, _ = with_labels([*spec.by, "count", *(name for name, _ in extras)], (), spec.by, schema)
+    texts = []  # per by-column: the CSV text of each code (with its label)
+    for name in spec.by:
+        _, labelled = with_labels([name], ([code] for code in schema[name].labels), [name], schema)
+        texts.append([",".join(csv_cell(csv_safe(cell)) for cell in row) for row in labelled])
+    # a number's text (digits, `.`, `-`, `+`, `e`, inf, nan) never needs quotes
+    listed = values.tolist()
+    numbers = map(str, listed) if values.dtype.kind in "iu" else map(_number, listed)
+    columns = [_cells(text, values.size) for _, text in extras]
+    cells = itertools.product(*texts)
+    lines = [csv_line([csv_safe(column) for column in header])]
+    lines += [
+        ",".join((*cell, *rest)) for cell, *rest in zip(cells, numbers, *columns, strict=True)
+    ]
+    return "".join(line + "\n" for line in lines).encode("utf-8")
 
 
 def release_files(release: Release, ledger: dict[str, Any] | None = None) -> dict[str, bytes]:

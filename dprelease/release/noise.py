@@ -17,6 +17,8 @@ it, and the preview type cannot be exported).
 from __future__ import annotations
 
 import functools
+import types
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -31,16 +33,42 @@ _SAFE_MAGNITUDE = 2**62  # counts and noise both below: their int64 sum cannot o
 
 @functools.cache
 def opendp_prelude() -> Any:
-    """OpenDP, imported on first use (it is only needed when a release is drawn)."""
-    import opendp.prelude as dp
+    """The parts of OpenDP a release draws with, imported on first use.
 
-    dp.enable_features("contrib")
+    Not `opendp.prelude`: that imports OpenDP's extras, and with them scikit-learn, scipy and
+    polars where they are installed (about 3 s of CPU); the release needs only the
+    measurements and the domains, metrics, measures and types they are built from.
+    """
+    import opendp.domains
+    import opendp.measurements
+    import opendp.measures
+    import opendp.metrics
+    import opendp.mod
+    import opendp.typing
+
+    opendp.mod.enable_features("contrib")
+    parts = (opendp.mod, opendp.domains, opendp.metrics, opendp.measures, opendp.typing)
+    names = {k: v for part in parts for k, v in vars(part).items() if not k.startswith("_")}
+    dp = types.SimpleNamespace(**names)
+    dp.m = opendp.measurements
     return dp
 
 
 def warm_up() -> None:
     """Import OpenDP now (e.g. in a thread while the data are read): saves start-up time."""
     opendp_prelude()
+
+
+def build_samplers(draws: Iterable[tuple[Noise, int]]) -> None:
+    """Build (and keep) the exact samplers a release's draws will share, deciding on all the
+    cells drawn with one noise, not table by table: eleven tables at one scale drew ten with
+    OpenDP, cell by cell, before the eleventh (county × sex) built the table all could have
+    used. `draws` are (noise, cells) pairs: public, the plan's allocation only."""
+    cells: dict[Noise, int] = {}
+    for noise, count in draws:
+        cells[noise] = cells.get(noise, 0) + count
+    for noise, count in cells.items():
+        noise.kind.exact_sampler(exact_noise, noise.scale, count)
 
 
 def _check_privacy_map(measurement: Any, noise: Noise, sens: Sensitivity) -> None:

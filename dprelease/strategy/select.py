@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from dprelease.errors import PlanError, quote
 from dprelease.plan.schema import Schema
 from dprelease.plan.table_spec import Sensitivity
 from dprelease.strategy.cost import Effort, excess, fits, model_size, too_large
+from dprelease.strategy.disk_memo import candidate_shares_ok, disk_memo, shares_ok
 from dprelease.strategy.domain import Domain, Marginal, build_domain, downward_closure
 from dprelease.strategy.merge import merged_epsilon_shape
 from dprelease.strategy.optimise import (
@@ -176,7 +177,13 @@ def _start(model: ErrorModel, weights: np.ndarray) -> np.ndarray:
     return start
 
 
+def _gaussian_ok(args: tuple[Any, ...], shape: Any) -> bool:
+    domain, workload, _, kind = args
+    return shares_ok(shape) and len(shape) == len(_model(domain, workload, kind).candidates)
+
+
 @lru_cache(maxsize=64)
+@disk_memo("gaussian_shape", _gaussian_ok)  # the same search in every process: kept on disk
 def _gaussian_shape(
     domain: Domain, workload: tuple[Marginal, ...], weights: tuple[float, ...], kind: StrategyKind
 ) -> tuple[float, ...]:
@@ -194,6 +201,7 @@ def _gaussian_shape(
 
 
 @shared_lru_cache(maxsize=64)  # the release's count and allocation threads both ask
+@disk_memo("laplace_free_shape", lambda args, found: candidate_shares_ok(args[0], found))
 def _laplace_free_shape(
     domain: Domain, workload: tuple[Marginal, ...], weights: tuple[float, ...], kind: StrategyKind
 ) -> tuple[tuple[Marginal, ...], tuple[float, ...]]:

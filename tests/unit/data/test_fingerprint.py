@@ -49,6 +49,15 @@ def test_the_read_key_keeps_an_account_when_unread_columns_are_added_or_dropped(
     assert fingerprint_table(table).read_key() is None  # not asked
 
 
+def test_the_sketch_of_repeated_rows_is_of_their_distinct_records():
+    # every record 20 times (the benchmark data is a sample repeated): the smallest row hashes
+    # are copies of a few records, and the sketch must still take 128 distinct ones
+    records = pa.table({"id": [str(i) for i in range(300)], "x": list(range(300))})
+    repeated = pa.concat_tables([records] * 20).combine_chunks()  # one batch
+    assert fingerprint_table(repeated).sketch == fingerprint_table(records).sketch
+    assert len(fingerprint_table(repeated).sketch) == 128
+
+
 def test_the_sketch_is_nearly_the_same_for_near_duplicates():
     rows = 20_000
     table = pa.table({"id": [f"P{i}" for i in range(rows)], "v": [i % 7 for i in range(rows)]})
@@ -213,3 +222,15 @@ def test_integers_beyond_2_to_53_are_keyed_as_their_text_in_a_csv_is():
     parquet = pa.table({"id": pa.array(big, pa.int64())})
     text = pa.table({"id": pa.array([str(v) for v in big])})
     assert fingerprint_table(parquet).key() == fingerprint_table(text).key()
+
+
+def test_a_column_of_only_missing_values_is_fingerprinted_as_missing():
+    # an all-null text column (a Parquet column never filled in) was dictionary-encoded to an
+    # empty dictionary, and the lookup into it failed: an internal error on a charged release
+    nulls = pa.table({"id": ["a", "b"], "note": pa.array([None, None], pa.string())})
+    ints = pa.table({"id": ["a", "b"], "note": pa.array([None, None], pa.int64())})
+    empty = pa.table({"id": ["a", "b"], "note": ["", " "]})
+    keys = {fingerprint_table(t).key() for t in (nulls, ints, empty)}
+    assert len(keys) == 1
+    encoded = nulls.set_column(1, "note", nulls.column("note").dictionary_encode())
+    assert fingerprint_table(encoded).key() in keys
