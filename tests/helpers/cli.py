@@ -30,8 +30,9 @@ def child_env(**extra: str) -> dict[str, str]:
     """A bare environment for a child `dprelease`: this worktree's code, a plain PATH, and the
     test's own ledger (tests/conftest.py), so that a release never charges ~/.dprelease."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    # the test's ledger; Spark's JVM; one BLAS thread (tests/conftest.py)
-    for name in ("DPRELEASE_LEDGER", "PYSPARK_SUBMIT_ARGS", "OPENBLAS_NUM_THREADS"):
+    # the test's ledger; Spark's JVM; one BLAS thread; no strategy cache (tests/conftest.py)
+    passed = ("DPRELEASE_LEDGER", "PYSPARK_SUBMIT_ARGS", "OPENBLAS_NUM_THREADS", "DPRELEASE_CACHE")
+    for name in passed:
         if name in os.environ:
             env[name] = os.environ[name]
     return {**env, **extra}
