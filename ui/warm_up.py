@@ -16,6 +16,8 @@ import hashlib
 import json
 import threading
 
+from dprelease.accounting.accountants.base import Accountant
+from dprelease.accounting.accountants.registry import first
 from dprelease.errors import DPReleaseError
 from dprelease.limits import MAX_CELLS
 from dprelease.plan.edit import PlanDict, set_budget
@@ -35,11 +37,12 @@ def warm_approx(plan: PlanDict, *, first_only: bool = False) -> None:
     already uses approx (the page computes that itself) or a warm-up is running. `first_only`:
     only if this process has warmed nothing yet (the import, on the first page a user opens)."""
     budget = plan.get("budget") or {}
-    if budget.get("accounting") == "approx" or not plan.get("tables") or _running.is_set():
+    slow = _slow_accountant().name
+    if budget.get("accounting") == slow or not plan.get("tables") or _running.is_set():
         return
     if first_only and _warmed:
         return
-    switched = set_budget(plan, **accounting_changes(budget, "approx"))
+    switched = set_budget(plan, **accounting_changes(budget, slow))
     key = hashlib.sha256(json.dumps(switched, sort_keys=True, default=str).encode()).hexdigest()
     with _lock:
         if key in _warmed or len(_warmed) >= WARMED_PLANS or _running.is_set():
@@ -49,6 +52,11 @@ def warm_approx(plan: PlanDict, *, first_only: bool = False) -> None:
     threading.Thread(
         target=_allocate, args=(switched,), name="dprelease-warm-approx", daemon=True
     ).start()
+
+
+def _slow_accountant() -> Accountant:
+    """The accountant whose first certificate is slow (approx's PLD), asked of the registry."""
+    return first(lambda a: a.slow_first_certificate, "with a slow first certificate")
 
 
 def _allocate(plan: PlanDict) -> None:

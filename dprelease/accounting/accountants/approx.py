@@ -52,6 +52,7 @@ class Approx(Accountant):
     needs_delta = True
     splits_delta = True
     mechanism = DISCRETE_GAUSSIAN  # integer noise; the set certified by its PLD (dgauss_pld)
+    slow_first_certificate = True  # the PLD's import and first composition: seconds
     chooses_strategy = True
     priced_as_set = True
 

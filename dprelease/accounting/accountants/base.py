@@ -99,6 +99,7 @@ class Accountant(ABC):
     priced_as_set: ClassVar[bool] = False  # listed tables are priced at once (one Gaussian)
     additive: ClassVar[bool] = True  # shares add up to the total (else scaled until it fits)
     hosts_discovery: ClassVar[bool] = False  # `auto` may compose (ε, δ) discoveries in it
+    slow_first_certificate: ClassVar[bool] = False  # composes a PLD: the dashboard warms it up
 
     def __repr__(self) -> str:
         return f"<accountant {self.name}>"
