@@ -79,13 +79,6 @@ _scan_components_once()
 # a time, and the other worker takes the light tests (the suite's peak memory stays < 3 GB).
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: one worker per core and one more. A worker often waits on a process of its
-    own (Chromium and a Streamlit server, a JVM, the CLI as a child), and with a worker per core
-    the cores stood idle 28% of a run (time -v: 143% of 200% CPU over 11 min 21 s)."""
-    return (os.cpu_count() or 1) + 1
-
-
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups (else: no group)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
