@@ -64,6 +64,7 @@ class PreviewNoise(PreviewDraws):
         return draw
 
     def unit_noise(self, law: UnitLaw, size: int) -> np.ndarray:
-        if law == "laplace":  # numpy's PRNG: a PREVIEW only, never a release
-            return self.rng.laplace(size=size)
-        return self.rng.standard_cauchy(size=size)
+        # numpy's PRNG (floating point): a PREVIEW only, never a release (SECURE draws those)
+        if law == "laplace":
+            return self.rng.laplace(size=size)  # PREVIEW only
+        return self.rng.standard_cauchy(size=size)  # PREVIEW only
